@@ -1,0 +1,41 @@
+# Marquee: the two commands a new machine needs are `make demo` and `make test`.
+SWIFT ?= swift
+DEMO_MEDIA := Pipelines/demo-media
+
+# Debian 12 packages Marquee builds and tests with. ffmpeg brings ffprobe,
+# the independent oracle the tests read our output with.
+PACKAGES := pkg-config libavformat-dev libavcodec-dev libavfilter-dev \
+  libswscale-dev libswresample-dev libavutil-dev libwebp-dev liblcms2-dev \
+  libheif-dev ffmpeg
+
+.PHONY: demo test build setup clean
+
+# Installs the packages that are missing (apt-get only runs when one is).
+setup:
+	@missing=""; for p in $(PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "setup: installing$$missing"; \
+	  sudo=""; [ "$$(id -u)" -eq 0 ] || sudo=sudo; \
+	  $$sudo apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
+	fi
+
+build: setup
+	$(SWIFT) build -c release
+
+# Builds Marquee, generates the demo's sources with libavfilter's test
+# sources, builds Pipelines/demo.json into Output/demo and lists the bundle.
+demo: build
+	.build/release/marquee demo-sources $(DEMO_MEDIA)
+	.build/release/marquee build Pipelines/demo.json
+	@echo
+	@echo "Bundle Output/demo:"
+	@find Output/demo -type f | sort | sed 's/^/  /'
+
+test: setup
+	$(SWIFT) test
+
+clean:
+	rm -rf .build Output/demo $(DEMO_MEDIA)

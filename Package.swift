@@ -1,0 +1,43 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+  name: "Marquee",
+  platforms: [.macOS(.v14)],
+  products: [
+    .executable(name: "marquee", targets: ["marquee"]),
+    .library(name: "MarqueeKit", targets: ["MarqueeKit"]),
+  ],
+  targets: [
+    // MARK: - C libraries (Debian 12: FFmpeg 5.1, libwebp 1.2)
+    .systemLibrary(
+      name: "CFFmpeg",
+      pkgConfig: "libavformat",
+      providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavfilter-dev",
+                        "libswscale-dev", "libswresample-dev", "libavutil-dev"])]
+    ),
+    .systemLibrary(
+      name: "CWebP",
+      pkgConfig: "libwebp",
+      providers: [.apt(["libwebp-dev"])]
+    ),
+
+    // A few lines of C for file-system calls Swift's Glibc module hides.
+    .target(name: "CFileSystem"),
+
+    // MARK: - Core
+    // The only module that imports the C libraries: every FFmpeg status code
+    // becomes a typed `MediaIOError` here.
+    .target(name: "MediaIO", dependencies: ["CFFmpeg", "CWebP"]),
+    // The pipeline stages: job reader, transcoder, cover extractor, dark
+    // variant generator, image renderer, manifest emitter.
+    .target(name: "MarqueeKit", dependencies: ["MediaIO", "CFileSystem"]),
+
+    // MARK: - Tools
+    .executableTarget(name: "marquee", dependencies: ["MarqueeKit"]),
+
+    // MARK: - Tests
+    .target(name: "MarqueeTestSupport", dependencies: ["MarqueeKit"], path: "Tests/MarqueeTestSupport"),
+    .testTarget(name: "MarqueeKitTests", dependencies: ["MarqueeKit", "MediaIO", "MarqueeTestSupport"]),
+  ]
+)

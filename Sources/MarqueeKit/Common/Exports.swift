@@ -1,0 +1,3 @@
+// The pixel and media value types (`RGBAImage`, `Rational`, `DisplayTransform`, …)
+// are part of MarqueeKit's public vocabulary.
+@_exported import MediaIO

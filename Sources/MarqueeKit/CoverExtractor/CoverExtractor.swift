@@ -1,0 +1,56 @@
+import Foundation
+
+/// Files written for one video's cover, paths relative to the bundle root.
+public struct CoverFiles: Sendable, Equatable {
+  public var webp: String
+  public var jpeg: String
+  public var darkWebP: String
+  public var darkJPEG: String
+  /// Cover size in pixels: the video's top rendition size.
+  public var width: Int
+  public var height: Int
+  /// How the dark variant classified the picture.
+  public var darkKind: ImageContentKind
+}
+
+/// Writes a chosen cover picture as WebP and JPEG, with its dark variant
+/// beside it at the predictable sibling path `<name>.dark.<ext>`.
+///
+/// The picture arrives already upright, at the video's output size, in
+/// sRGB (converted from the BT.709 limited-range frame the encoder saw), so
+/// the cover and the first video frame match pixel for pixel in size.
+public struct CoverExtractor: Sendable {
+  public var webpQuality: Int
+  public var jpegQuality: Int
+  public var darkVariants: DarkVariantGenerator
+
+  public init(webpQuality: Int, jpegQuality: Int, darkVariants: DarkVariantGenerator) {
+    self.webpQuality = webpQuality
+    self.jpegQuality = jpegQuality
+    self.darkVariants = darkVariants
+  }
+
+  /// Encodes and writes the four cover files.
+  ///
+  /// - Parameters:
+  ///   - picture: the cover, RGBA sRGB, opaque.
+  ///   - bundleRoot: the staging bundle folder.
+  ///   - directory: the item's folder relative to `bundleRoot`, e.g. `videos/spring`.
+  /// - Throws: `MediaIOError` from the encoders, or a file-system error.
+  public func write(_ picture: RGBAImage, bundleRoot: URL, directory: String) throws -> CoverFiles {
+    let dark = darkVariants.makeDarkVariant(of: picture)
+    let files = CoverFiles(webp: "\(directory)/cover.webp", jpeg: "\(directory)/cover.jpg",
+                           darkWebP: "\(directory)/cover.dark.webp", darkJPEG: "\(directory)/cover.dark.jpg",
+                           width: picture.width, height: picture.height, darkKind: dark.kind)
+    let writes: [(String, Data)] = [
+      (files.webp, try WebPEncoder.encode(picture, quality: webpQuality)),
+      (files.jpeg, try JPEGEncoder.encode(picture, quality: jpegQuality)),
+      (files.darkWebP, try WebPEncoder.encode(dark.image, quality: webpQuality)),
+      (files.darkJPEG, try JPEGEncoder.encode(darkVariants.flattened(dark.image), quality: jpegQuality)),
+    ]
+    for (path, data) in writes {
+      try data.write(to: bundleRoot.appendingPathComponent(path), options: .atomic)
+    }
+    return files
+  }
+}

@@ -1,0 +1,93 @@
+// MARK: - Surface colour
+
+/// The opaque colour a dark variant is designed to sit on.
+///
+/// This is the dark-mode surface of the carousel slot: light backgrounds are
+/// recoloured to it, and ``DarkVariantGenerator/flattened(_:onto:)`` composites
+/// transparent images onto it for JPEG output. Components are sRGB-encoded,
+/// 0...255.
+///
+/// The job reader has its own colour type; the pipeline maps between the two so
+/// this stage does not depend on the job format.
+public struct DarkSurface: Sendable, Equatable, Hashable {
+  /// Red, sRGB-encoded.
+  public var r: UInt8
+  /// Green, sRGB-encoded.
+  public var g: UInt8
+  /// Blue, sRGB-encoded.
+  public var b: UInt8
+
+  /// Creates a surface colour from sRGB-encoded components.
+  ///
+  /// - Parameters:
+  ///   - r: Red, 0...255.
+  ///   - g: Green, 0...255.
+  ///   - b: Blue, 0...255.
+  public init(r: UInt8, g: UInt8, b: UInt8) {
+    self.r = r
+    self.g = g
+    self.b = b
+  }
+
+  /// `#1C1C1E`, the grey UIKit uses for `secondarySystemBackground` (and
+  /// elevated `systemBackground`) in dark mode: the colour carousel cards
+  /// usually sit on.
+  public static let standard = DarkSurface(r: 0x1C, g: 0x1C, b: 0x1E)
+}
+
+// MARK: - Classification
+
+/// What kind of picture an image is, as far as darkening it is concerned.
+///
+/// Each kind gets its own treatment in ``DarkVariantGenerator``; the
+/// classification rules are documented on
+/// ``DarkVariantGenerator/classify(_:)``.
+public enum ImageContentKind: String, Sendable, Equatable, Hashable,
+  CaseIterable
+{
+  /// Flat art or a product shot on a light, clean, uniform background: the
+  /// background is replaced by the dark surface, the subject is kept.
+  case lightBackground
+  /// Anything opaque that is not a clean light background: dimmed and
+  /// slightly desaturated as a whole, never inverted.
+  case photograph
+  /// Most of the border is transparent (logos, icons, cut-outs): alpha is
+  /// kept; dark ink is lightened so it stays visible, light content dimmed.
+  case transparent
+}
+
+// MARK: - Result
+
+/// The dark variant of one image and what was done to it.
+public struct DarkVariant: Sendable, Equatable {
+  /// The darkened image: same width and height as the input, RGBA, sRGB,
+  /// straight alpha, alpha bytes identical to the input's.
+  public var image: RGBAImage
+  /// How the input was classified, which decides the treatment.
+  public var kind: ImageContentKind
+  /// Mean sRGB-encoded BT.709 luma (0...255) of the input, alpha-weighted:
+  /// fully transparent pixels do not count; for an opaque image it is the
+  /// plain mean. 0 when every pixel is transparent.
+  public var meanLumaBefore: Double
+  /// The same measure for ``image``. Lower than ``meanLumaBefore`` for
+  /// `.lightBackground` and `.photograph`; for `.transparent` dark ink it is
+  /// *higher*, because the ink is lightened to stay visible on the surface.
+  public var meanLumaAfter: Double
+
+  /// Creates a result.
+  ///
+  /// - Parameters:
+  ///   - image: The darkened image.
+  ///   - kind: The classification of the input.
+  ///   - meanLumaBefore: Alpha-weighted mean luma of the input, 0...255.
+  ///   - meanLumaAfter: Alpha-weighted mean luma of `image`, 0...255.
+  public init(
+    image: RGBAImage, kind: ImageContentKind, meanLumaBefore: Double,
+    meanLumaAfter: Double
+  ) {
+    self.image = image
+    self.kind = kind
+    self.meanLumaBefore = meanLumaBefore
+    self.meanLumaAfter = meanLumaAfter
+  }
+}

@@ -1,0 +1,189 @@
+/// Makes the dark-mode variant of a cover or image banner, on pixels.
+///
+/// The client shows a dark variant in dark mode (`?theme=dark`); it must be
+/// darker overall, keep the subject recognisable and not glare, and white
+/// backgrounds around products and illustrations are the main offenders
+/// (playback constraints §4). So the generator first decides what kind of
+/// picture it has (``classify(_:)``) and then applies one treatment:
+///
+/// - ``ImageContentKind/lightBackground``: the backdrop connected to the
+///   border is found by a tight flood fill and mapped onto the dark surface
+///   (its faint gradients stay proportionally darker than the surface); the
+///   subject, and anything the fill cannot tell from it, is kept (dimmed by
+///   at most 5 %).
+/// - ``ImageContentKind/photograph``: luma scaled to about 72 % and
+///   saturation lowered by about 12 %; never inverted.
+/// - ``ImageContentKind/transparent``: alpha is kept exactly; dark flat ink
+///   is lightened (luminance inverted, hue kept) so it shows on the surface;
+///   other content keeps its colours, with highlights dimmed slightly.
+///
+/// Input and output are ``RGBAImage``s: sRGB-encoded, straight alpha. Work is
+/// O(pixels) with no per-pixel allocation; a light-background image needs one
+/// extra byte per pixel for the background mask.
+///
+/// ```swift
+/// let generator = DarkVariantGenerator()
+/// let dark = generator.makeDarkVariant(of: cover)
+/// let jpegReady = generator.flattened(dark.image, onto: .standard)
+/// ```
+public struct DarkVariantGenerator: Sendable {
+  /// Tuning of the treatments. The defaults are the product's look; only
+  /// ``surface`` is expected to vary between jobs.
+  public struct Options: Sendable, Equatable {
+    /// The dark surface the variant is shown on; light backgrounds become
+    /// this colour. Default `#1C1C1E` (``DarkSurface/standard``).
+    public var surface: DarkSurface
+    /// Factor applied to a photograph's luma, clamped to 0.3...1. Default
+    /// 0.72: a 28 % drop takes a typical daylight photo (mean luma ~130) to
+    /// ~95, which no longer glares next to dark UI, while shadows (already
+    /// near the surface) lose little detail.
+    public var photoLumaScale: Double
+    /// Fraction of a photograph's saturation removed, clamped to 0...0.5.
+    /// Default 0.12: dimmed colours look louder than the same colours at full
+    /// brightness in a dark UI; a little desaturation compensates without
+    /// looking washed out.
+    public var photoDesaturation: Double
+    /// Fraction by which the subject of a light-background image is dimmed,
+    /// clamped to 0...0.05. Default 0.04: enough to take the edge off a white
+    /// product on a dark surface, small enough to keep its colours.
+    public var subjectDim: Double
+    /// Width in pixels of the soft edge between the recoloured background
+    /// and the subject, clamped to 0...4. Default 1: anti-aliased subject
+    /// edges (which mix in the old light background) are pulled partly
+    /// toward the surface, so no light fringe remains.
+    public var featherRadius: Int
+
+    /// Creates options; every parameter has the product default.
+    ///
+    /// - Parameters:
+    ///   - surface: The dark surface colour.
+    ///   - photoLumaScale: Luma factor for photographs.
+    ///   - photoDesaturation: Saturation removed from photographs.
+    ///   - subjectDim: Dim of a light-background image's subject.
+    ///   - featherRadius: Soft edge of the background mask, in pixels.
+    public init(
+      surface: DarkSurface = .standard,
+      photoLumaScale: Double = 0.72,
+      photoDesaturation: Double = 0.12,
+      subjectDim: Double = 0.04,
+      featherRadius: Int = 1
+    ) {
+      self.surface = surface
+      self.photoLumaScale = photoLumaScale
+      self.photoDesaturation = photoDesaturation
+      self.subjectDim = subjectDim
+      self.featherRadius = featherRadius
+    }
+  }
+
+  /// The options in use.
+  public var options: Options
+
+  /// Creates a generator.
+  ///
+  /// - Parameter options: Tuning; the defaults are the product's look.
+  public init(options: Options = .init()) {
+    self.options = options
+  }
+
+  // MARK: - API
+
+  /// Classifies `image` and makes its dark variant.
+  ///
+  /// - Parameter image: The light original, sRGB, straight alpha.
+  /// - Returns: The dark variant (same size, alpha bytes unchanged), its
+  ///   classification and the mean luma before and after.
+  public func makeDarkVariant(of image: RGBAImage) -> DarkVariant {
+    let analysis = analyze(image)
+    let output: RGBAImage
+    switch analysis.kind {
+    case .lightBackground:
+      output = darkenLightBackground(image, analysis: analysis)
+    case .photograph:
+      output = darkenPhotograph(image)
+    case .transparent:
+      output = darkenTransparent(image)
+    }
+    return DarkVariant(
+      image: output, kind: analysis.kind,
+      meanLumaBefore: Luma.mean(of: image),
+      meanLumaAfter: Luma.mean(of: output))
+  }
+
+  /// How ``makeDarkVariant(of:)`` would classify `image`.
+  ///
+  /// The rules look at the border ring (the outer 3 % of each side, at least
+  /// one pixel) because that is where a background shows:
+  ///
+  /// 1. More than half of the ring transparent (alpha < 128) →
+  ///    `.transparent`.
+  /// 2. Otherwise the background colour is estimated as the per-channel
+  ///    median of the opaque ring pixels (a median ignores a subject that
+  ///    touches the border). The image is `.lightBackground` when all of:
+  ///    - the background is light: luma > 200 (of 255). Below that a
+  ///      "background" is a mid-tone a photo could equally have, and
+  ///      recolouring it would not reduce glare much anyway;
+  ///    - the ring is uniform: at least 70 % of its opaque pixels are within
+  ///      12 levels (per channel) of the background; product shots and flat
+  ///      art have a single backdrop colour, photos change along the edges;
+  ///    - the backdrop is clean: the mean luma step between neighbouring
+  ///      backdrop pixels in the ring is at most 2.5 levels. Studio sweeps
+  ///      and flat art are smooth or clipped white; a bright sky, snow or a
+  ///      wall in a photo carries sensor noise and texture;
+  ///    - the backdrop is large: at least 25 % of the whole image is within
+  ///      12 levels of it. A thin white frame around a photo fails this.
+  /// 3. Everything else is `.photograph`, the safe fallback: dimming never
+  ///    destroys a subject, while recolouring a wrongly detected background
+  ///    could.
+  ///
+  /// - Parameter image: The image to classify.
+  /// - Returns: Its content kind.
+  public func classify(_ image: RGBAImage) -> ImageContentKind {
+    analyze(image).kind
+  }
+
+  /// Composites `image` onto an opaque background, for formats without
+  /// alpha (JPEG).
+  ///
+  /// Each channel is `(c·a + bg·(255 − a)) / 255`, rounded, on the
+  /// sRGB-encoded values with straight alpha; the result is opaque. Blending
+  /// encoded values rather than linear light is what UIKit and browsers do
+  /// when they draw a straight-alpha image over a colour, so the flattened
+  /// file looks like the transparent one shown on that colour.
+  ///
+  /// - Parameters:
+  ///   - image: The image to flatten, straight alpha.
+  ///   - background: The opaque colour behind it, usually the dark surface.
+  /// - Returns: An image of the same size with every alpha 255.
+  public func flattened(_ image: RGBAImage, onto background: DarkSurface)
+    -> RGBAImage
+  {
+    var out = image.pixels
+    let bg = (Int(background.r), Int(background.g), Int(background.b))
+    out.withUnsafeMutableBufferPointer { p in
+      var i = 0
+      let end = p.count
+      while i < end {
+        let a = Int(p[i + 3])
+        if a != 255 {
+          let ia = 255 - a
+          p[i] = UInt8((Int(p[i]) * a + bg.0 * ia + 127) / 255)
+          p[i + 1] = UInt8((Int(p[i + 1]) * a + bg.1 * ia + 127) / 255)
+          p[i + 2] = UInt8((Int(p[i + 2]) * a + bg.2 * ia + 127) / 255)
+          p[i + 3] = 255
+        }
+        i += 4
+      }
+    }
+    return RGBAImage(width: image.width, height: image.height, pixels: out)
+  }
+
+  /// Composites `image` onto ``Options/surface``; see
+  /// ``flattened(_:onto:)``.
+  ///
+  /// - Parameter image: The image to flatten, straight alpha.
+  /// - Returns: An opaque image of the same size.
+  public func flattened(_ image: RGBAImage) -> RGBAImage {
+    flattened(image, onto: options.surface)
+  }
+}

@@ -1,0 +1,122 @@
+import Foundation
+
+// MARK: - Job
+
+/// One validated batch job: the bundle to build and the banners in it, in
+/// job-file order.
+///
+/// Produced by `JobReader`; every value here has passed validation, so the
+/// stages can trust it (sources are not yet opened: whether a file exists
+/// and is a playable media file is the stages' business).
+public struct Job: Sendable, Equatable {
+  /// The bundle folder name under the output root; matches `^[a-z0-9_-]+$`,
+  /// at most 64 characters.
+  public var name: String
+  /// Absolute `http`/`https` URL that bundle-relative paths are appended to
+  /// in banners.json, always ending in `/`; `nil` writes relative URLs.
+  public var baseURL: String?
+  /// Job-wide settings, defaults filled in.
+  public var settings: JobSettings
+  /// The banners, in job-file order; never empty.
+  public var banners: [BannerSpec]
+  /// The job file, as the caller gave it (may be relative to the current
+  /// directory). Sources in `banners` are already resolved against it.
+  public var jobFileURL: URL
+  /// Things that are allowed but probably a mistake (e.g. more than 10
+  /// banners), each a full sentence naming its JSON path. Empty normally.
+  public var warnings: [String]
+
+  /// Creates a job.
+  public init(
+    name: String,
+    baseURL: String?,
+    settings: JobSettings,
+    banners: [BannerSpec],
+    jobFileURL: URL,
+    warnings: [String] = []
+  ) {
+    self.name = name
+    self.baseURL = baseURL
+    self.settings = settings
+    self.banners = banners
+    self.jobFileURL = jobFileURL
+    self.warnings = warnings
+  }
+}
+
+// MARK: - BannerKind
+
+/// What a banner shows.
+public enum BannerKind: String, Sendable, Equatable, CaseIterable {
+  /// A looping video, transcoded to H.264 MP4 + HLS, with a cover still.
+  case video
+  /// A still image, rendered to a WebP/JPEG width ladder.
+  case image
+}
+
+// MARK: - CoverPolicy
+
+/// How the cover still of a video banner is chosen (`cover` key).
+public enum CoverPolicy: Sendable, Equatable {
+  /// A representative, sharp frame near the start that is not black or
+  /// blank (`"auto"`, the default).
+  case auto
+  /// The first frame that is not black or blank, for the most seamless
+  /// hand-over from cover to playback (`"first"`).
+  case first
+  /// The frame at this time, in seconds from the start of the source,
+  /// at least 0 (`{"at": 1.5}`).
+  case at(seconds: Double)
+}
+
+// MARK: - BannerSpec
+
+/// One banner as the job file describes it, validated.
+public struct BannerSpec: Sendable, Equatable {
+  /// Identifier, unique in the job; matches `^[a-z0-9][a-z0-9_-]*$`, at most
+  /// 64 characters. Used in output file names.
+  public var id: String
+  /// Video or image.
+  public var kind: BannerKind
+  /// The source media file: an absolute, standardized file URL (relative
+  /// paths in the job file are resolved against the job file's folder).
+  public var source: URL
+  /// The `source` text exactly as written in the job file, for messages.
+  public var sourceText: String
+  /// Absolute `http`/`https` URL opened on tap, as written; `nil` if none.
+  public var link: String?
+  /// Whether the video starts on its own. Always `false` for images;
+  /// default `true` for videos.
+  public var autoplay: Bool
+  /// Whether the video plays without sound. Always `true` when `autoplay`
+  /// is (iOS only autoplays muted video); `true` for images.
+  public var muted: Bool
+  /// How to choose the cover of a video; `.auto` for images (unused).
+  public var cover: CoverPolicy
+  /// Where this banner sits in the job file, e.g. `banners[2]`, for messages
+  /// (`"\(jsonPath).source"`).
+  public var jsonPath: String
+
+  /// Creates a banner spec.
+  public init(
+    id: String,
+    kind: BannerKind,
+    source: URL,
+    sourceText: String,
+    link: String?,
+    autoplay: Bool,
+    muted: Bool,
+    cover: CoverPolicy,
+    jsonPath: String
+  ) {
+    self.id = id
+    self.kind = kind
+    self.source = source
+    self.sourceText = sourceText
+    self.link = link
+    self.autoplay = autoplay
+    self.muted = muted
+    self.cover = cover
+    self.jsonPath = jsonPath
+  }
+}

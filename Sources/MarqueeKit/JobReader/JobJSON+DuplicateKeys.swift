@@ -1,0 +1,203 @@
+import Foundation
+
+/// Finds a key that appears twice in one JSON object.
+///
+/// `JSONSerialization` silently keeps one of the two values, so a
+/// copy-pasted `"source"` would pass unnoticed. This scanner walks the raw
+/// bytes of a document that `JSONSerialization` already accepted and reports
+/// the JSON path of the first repeated key in document order. It does not
+/// validate: on anything it does not understand it stops and reports
+/// nothing, and it never reads out of bounds. Nesting deeper than
+/// `maxDepth` is not scanned.
+struct JobJSONDuplicateKeyScanner {
+  /// A repeated key: the path of its second occurrence.
+  struct Duplicate: Equatable {
+    var path: String
+    var key: String
+  }
+
+  private let bytes: [UInt8]
+  private var position = 0
+  private var found: Duplicate?
+  private let maxDepth = 64
+
+  private struct Stop: Error {}
+
+  init(_ data: Data) {
+    bytes = Array(data)
+  }
+
+  /// The first repeated key, or `nil`.
+  static func firstDuplicate(in data: Data) -> Duplicate? {
+    var scanner = JobJSONDuplicateKeyScanner(data)
+    // A UTF-8 byte order mark is accepted by JSONSerialization.
+    if scanner.bytes.starts(with: [0xEF, 0xBB, 0xBF]) { scanner.position = 3 }
+    do {
+      try scanner.value(path: "", depth: 0)
+    } catch {
+      // Stop: either a duplicate was found or the input was not understood.
+    }
+    return scanner.found
+  }
+
+  // MARK: - Grammar
+
+  private mutating func value(path: String, depth: Int) throws {
+    guard depth < maxDepth else { throw Stop() }
+    skipWhitespace()
+    guard let byte = peek() else { throw Stop() }
+    switch byte {
+    case UInt8(ascii: "{"): try object(path: path, depth: depth)
+    case UInt8(ascii: "["): try array(path: path, depth: depth)
+    case UInt8(ascii: "\""): _ = try string()
+    default: skipScalarLiteral()
+    }
+  }
+
+  private mutating func object(path: String, depth: Int) throws {
+    position += 1  // {
+    var seen = Set<String>()
+    while true {
+      skipWhitespace()
+      guard let byte = peek() else { throw Stop() }
+      if byte == UInt8(ascii: "}") {
+        position += 1
+        return
+      }
+      if byte == UInt8(ascii: ",") {
+        position += 1
+        continue
+      }
+      guard byte == UInt8(ascii: "\"") else { throw Stop() }
+      let key = try string()
+      let keyPath = JobJSON.path(path, key: key)
+      if !seen.insert(key).inserted {
+        found = Duplicate(path: keyPath, key: key)
+        throw Stop()
+      }
+      skipWhitespace()
+      guard peek() == UInt8(ascii: ":") else { throw Stop() }
+      position += 1
+      try value(path: keyPath, depth: depth + 1)
+    }
+  }
+
+  private mutating func array(path: String, depth: Int) throws {
+    position += 1  // [
+    var index = 0
+    while true {
+      skipWhitespace()
+      guard let byte = peek() else { throw Stop() }
+      if byte == UInt8(ascii: "]") {
+        position += 1
+        return
+      }
+      if byte == UInt8(ascii: ",") {
+        position += 1
+        continue
+      }
+      try value(path: JobJSON.path(path, index: index), depth: depth + 1)
+      index += 1
+    }
+  }
+
+  /// Reads a string starting at `"` and returns its decoded text.
+  private mutating func string() throws -> String {
+    position += 1  // opening quote
+    var scalars = String.UnicodeScalarView()
+    var raw: [UInt8] = []
+    func flushRaw() {
+      if !raw.isEmpty {
+        scalars.append(contentsOf: String(decoding: raw, as: UTF8.self).unicodeScalars)
+        raw.removeAll()
+      }
+    }
+    while let byte = peek() {
+      position += 1
+      switch byte {
+      case UInt8(ascii: "\""):
+        flushRaw()
+        return String(scalars)
+      case UInt8(ascii: "\\"):
+        flushRaw()
+        guard let escape = peek() else { throw Stop() }
+        position += 1
+        switch escape {
+        case UInt8(ascii: "b"): scalars.append("\u{08}")
+        case UInt8(ascii: "f"): scalars.append("\u{0C}")
+        case UInt8(ascii: "n"): scalars.append("\n")
+        case UInt8(ascii: "r"): scalars.append("\r")
+        case UInt8(ascii: "t"): scalars.append("\t")
+        case UInt8(ascii: "u"):
+          let unit = try hex4()
+          if (0xD800..<0xDC00).contains(unit),
+            peek() == UInt8(ascii: "\\"), peek(1) == UInt8(ascii: "u")
+          {
+            position += 2
+            let low = try hex4()
+            let combined = 0x10000 + ((unit - 0xD800) << 10) + (low &- 0xDC00)
+            if (0xDC00..<0xE000).contains(low), let scalar = Unicode.Scalar(combined) {
+              scalars.append(scalar)
+            } else {
+              scalars.append("\u{FFFD}")
+            }
+          } else {
+            scalars.append(Unicode.Scalar(unit) ?? "\u{FFFD}")
+          }
+        default:
+          // \" \\ \/ and anything else stand for themselves.
+          scalars.append(Unicode.Scalar(escape))
+        }
+      default:
+        raw.append(byte)
+      }
+    }
+    throw Stop()
+  }
+
+  private mutating func hex4() throws -> UInt32 {
+    var value: UInt32 = 0
+    for _ in 0..<4 {
+      guard let byte = peek() else { throw Stop() }
+      position += 1
+      let digit: UInt32
+      switch byte {
+      case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt32(byte - UInt8(ascii: "0"))
+      case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt32(byte - UInt8(ascii: "a") + 10)
+      case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt32(byte - UInt8(ascii: "A") + 10)
+      default: throw Stop()
+      }
+      value = value << 4 | digit
+    }
+    return value
+  }
+
+  // MARK: - Lexing
+
+  private func peek(_ ahead: Int = 0) -> UInt8? {
+    let index = position + ahead
+    return index < bytes.count ? bytes[index] : nil
+  }
+
+  private mutating func skipWhitespace() {
+    while let byte = peek(),
+      byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\n")
+        || byte == UInt8(ascii: "\r") || byte == UInt8(ascii: "\t")
+    {
+      position += 1
+    }
+  }
+
+  /// Skips a number, `true`, `false` or `null`.
+  private mutating func skipScalarLiteral() {
+    while let byte = peek() {
+      switch byte {
+      case UInt8(ascii: ","), UInt8(ascii: "]"), UInt8(ascii: "}"),
+        UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\t"):
+        return
+      default:
+        position += 1
+      }
+    }
+  }
+}

@@ -1,0 +1,175 @@
+import Foundation
+
+// MARK: - Banners
+
+extension JobDocumentValidator {
+  /// Every key a banner accepts.
+  static let bannerKeys = ["id", "type", "source", "link", "autoplay", "muted", "cover"]
+  /// The keys that only video banners accept.
+  static let videoOnlyKeys = ["autoplay", "muted", "cover"]
+  static let maxIDLength = 64
+  /// Schemes that are URLs even without `//` (`data:`, `file:` …).
+  static let wellKnownSchemes: Set<String> = [
+    "data", "file", "http", "https", "ftp", "rtmp", "rtsp", "blob", "javascript", "mailto",
+  ]
+
+  /// Validates the `banners` array. Adds a warning for more than
+  /// `recommendedMaxBanners` items.
+  func banners(_ value: Any?, settings: JobSettings, warnings: inout [String]) throws(JobError) -> [BannerSpec] {
+    let path = "banners"
+    guard let value else {
+      throw fail(path, "missing; every job needs a \"banners\" array with at least one banner")
+    }
+    guard let items = value as? [Any] else { throw mismatch("an array of banners", found: value, at: path) }
+    guard !items.isEmpty else { throw fail(path, "needs at least one banner") }
+
+    var specs: [BannerSpec] = []
+    var firstUse: [String: String] = [:]  // id → JSON path of the banner
+    for (index, item) in items.enumerated() {
+      let spec = try banner(item, at: JobJSON.path(path, index: index), settings: settings)
+      if let earlier = firstUse[spec.id] {
+        throw fail(
+          JobJSON.path(spec.jsonPath, key: "id"),
+          "duplicate id \(JobJSON.quoted(spec.id)), already used by \(earlier); ids name output files and must be unique")
+      }
+      firstUse[spec.id] = spec.jsonPath
+      specs.append(spec)
+    }
+    if specs.count > Self.recommendedMaxBanners {
+      warnings.append(
+        "\(file): banners: \(specs.count) banners; the carousel client keeps at most about \(Self.recommendedMaxBanners) items, so some may never be shown")
+    }
+    return specs
+  }
+
+  /// Validates one banner object.
+  func banner(_ value: Any, at parent: String, settings: JobSettings) throws(JobError) -> BannerSpec {
+    let object = try self.object(value, at: parent)
+    try checkKeys(of: object, allowed: Self.bannerKeys, at: parent) { key in
+      JobDocumentValidator.settingsKeys.contains(key)
+        ? "\(JobJSON.quoted(key)) is a job-wide setting: put it in \"settings\"" : nil
+    }
+    func path(_ key: String) -> String { JobJSON.path(parent, key: key) }
+
+    let id = try bannerID(object["id"], at: path("id"))
+
+    guard let typeValue = object["type"] else {
+      throw fail(path("type"), "missing; every banner needs \"type\": \"video\" or \"image\"")
+    }
+    let typeText = try string(typeValue, at: path("type"))
+    guard let kind = BannerKind(rawValue: typeText) else {
+      throw fail(path("type"), "expected \"video\" or \"image\", found \(JobJSON.quoted(typeText))")
+    }
+
+    let (source, sourceText) = try self.source(object["source"], at: path("source"))
+
+    var link: String?
+    if let value = object["link"] {
+      let text = try string(value, at: path("link"))
+      if let problem = HTTPURLRule.problem(with: text) { throw fail(path("link"), problem) }
+      link = text
+    }
+
+    if kind == .image {
+      if let key = Self.videoOnlyKeys.first(where: { object[$0] != nil }) {
+        throw fail(path(key), "applies only to video banners; remove it from this image banner")
+      }
+      return BannerSpec(
+        id: id, kind: kind, source: source, sourceText: sourceText, link: link,
+        autoplay: false, muted: true, cover: .auto, jsonPath: parent)
+    }
+
+    var autoplay = true
+    if let value = object["autoplay"] { autoplay = try bool(value, at: path("autoplay")) }
+    var muted = true
+    if let value = object["muted"] { muted = try bool(value, at: path("muted")) }
+    var cover = CoverPolicy.auto
+    if let value = object["cover"] { cover = try self.cover(value, at: path("cover"), settings: settings) }
+    if autoplay && !muted {
+      let why = object["autoplay"] == nil ? "autoplay is on by default, and " : ""
+      throw fail(
+        path("muted"),
+        "\(why)iOS only autoplays muted video: set \"muted\": true, or \"autoplay\": false")
+    }
+    return BannerSpec(
+      id: id, kind: kind, source: source, sourceText: sourceText, link: link,
+      autoplay: autoplay, muted: muted, cover: cover, jsonPath: parent)
+  }
+
+  // MARK: - Banner fields
+
+  private func bannerID(_ value: Any?, at path: String) throws(JobError) -> String {
+    guard let value else { throw fail(path, "missing; every banner needs an \"id\"") }
+    let id = try string(value, at: path)
+    let scalars = Array(id.unicodeScalars)
+    func isLowerOrDigit(_ scalar: Unicode.Scalar) -> Bool {
+      ("a"..."z").contains(scalar) || ("0"..."9").contains(scalar)
+    }
+    let wellFormed =
+      !scalars.isEmpty && isLowerOrDigit(scalars[0])
+      && scalars.allSatisfy { isLowerOrDigit($0) || $0 == "_" || $0 == "-" }
+    guard wellFormed else {
+      throw fail(
+        path,
+        "must start with a-z or 0-9 and use only a-z, 0-9, '_' and '-' (it names output files), found \(JobJSON.quoted(id))")
+    }
+    guard scalars.count <= Self.maxIDLength else {
+      throw fail(path, "must be at most \(Self.maxIDLength) characters, found \(scalars.count)")
+    }
+    return id
+  }
+
+  /// A local file path, resolved against the job file's folder.
+  private func source(_ value: Any?, at path: String) throws(JobError) -> (URL, String) {
+    guard let value else { throw fail(path, "missing; every banner needs a \"source\" file") }
+    let text = try string(value, at: path)
+    guard !text.isEmpty else { throw fail(path, "must not be empty") }
+    guard !text.unicodeScalars.contains("\0") else { throw fail(path, "must not contain a NUL character") }
+    if let scheme = HTTPURLRule.scheme(of: text) {
+      // "clip:1.mov" is a legal file name that merely looks like a URL.
+      let looksLikeURL = text.contains("://") || Self.wellKnownSchemes.contains(scheme)
+      let fix =
+        looksLikeURL
+        ? "download the file and give its local path"
+        : "write \(JobJSON.quoted("./" + text)) for a file whose name contains ':'"
+      throw fail(path, "must be a local file path, not a URL (\(scheme): scheme); \(fix)")
+    }
+    guard !text.hasSuffix("/") else { throw fail(path, "names a folder; expected a media file") }
+    let folder = jobFileURL.absoluteURL.deletingLastPathComponent()
+    let url: URL
+    if text.hasPrefix("/") {
+      url = URL(fileURLWithPath: text, isDirectory: false)
+    } else {
+      url = URL(fileURLWithPath: text, isDirectory: false, relativeTo: folder)
+    }
+    return (url.absoluteURL.standardizedFileURL, text)
+  }
+
+  /// `"auto"`, `"first"` or `{"at": seconds}`.
+  private func cover(_ value: Any, at path: String, settings: JobSettings) throws(JobError) -> CoverPolicy {
+    let expected = "\"auto\", \"first\" or {\"at\": seconds}"
+    if let text = value as? String {
+      switch text {
+      case "auto": return .auto
+      case "first": return .first
+      default: throw fail(path, "expected \(expected), found \(JobJSON.quoted(text))")
+      }
+    }
+    guard let object = value as? [String: Any] else { throw mismatch(expected, found: value, at: path) }
+    try checkKeys(of: object, allowed: ["at"], at: path)
+    let atPath = JobJSON.path(path, key: "at")
+    guard let atValue = object["at"] else {
+      throw fail(path, "missing \"at\": the time of the cover frame in seconds, e.g. {\"at\": 1.5}")
+    }
+    let seconds = try number(atValue, at: atPath)
+    guard seconds >= 0 else {
+      throw fail(atPath, "must be 0 or more seconds, found \(JobJSON.render(atValue))")
+    }
+    guard seconds < settings.maxDuration else {
+      throw fail(
+        atPath,
+        "is at or past settings.max_duration (\(Self.format(settings.maxDuration)) s), so no accepted source reaches it")
+    }
+    return .at(seconds: seconds)
+  }
+}

@@ -1,0 +1,104 @@
+import Foundation
+
+// MARK: - Settings
+
+extension JobDocumentValidator {
+  /// Every key the `settings` object accepts, in the order they are checked.
+  static let settingsKeys = [
+    "segment_duration", "max_height", "image_width", "webp_quality", "jpeg_quality",
+    "dark_surface", "background", "max_duration", "max_pixels", "max_file_size_mb",
+    "video_url",
+  ]
+
+  /// Validates the `settings` object; absent keys keep `JobSettings.default`.
+  func settings(_ value: Any) throws(JobError) -> JobSettings {
+    let parent = "settings"
+    let object = try self.object(value, at: parent)
+    try checkKeys(of: object, allowed: Self.settingsKeys, at: parent) { key in
+      JobDocumentValidator.bannerKeys.contains(key)
+        ? "\(JobJSON.quoted(key)) is a banner key; set it on each banner" : nil
+    }
+    var settings = JobSettings.default
+    func path(_ key: String) -> String { JobJSON.path(parent, key: key) }
+
+    if let value = object["segment_duration"] {
+      let range = JobSettings.segmentDurationRange
+      settings.segmentDuration = try seconds(
+        value, at: path("segment_duration"), above: range.lowerBound, inclusive: true, max: range.upperBound)
+    }
+    if let value = object["max_height"] {
+      settings.maxHeight = try integer(value, at: path("max_height"), in: JobSettings.maxHeightRange, unit: " pixels")
+    }
+    if let value = object["image_width"] {
+      settings.imageWidth = try integer(value, at: path("image_width"), in: JobSettings.imageWidthRange, unit: " pixels")
+    }
+    if let value = object["webp_quality"] {
+      settings.webpQuality = try integer(value, at: path("webp_quality"), in: JobSettings.qualityRange)
+    }
+    if let value = object["jpeg_quality"] {
+      settings.jpegQuality = try integer(value, at: path("jpeg_quality"), in: JobSettings.qualityRange)
+    }
+    if let value = object["dark_surface"] {
+      settings.darkSurface = try color(value, at: path("dark_surface"))
+    }
+    if let value = object["background"] {
+      settings.background = try color(value, at: path("background"))
+    }
+    if let value = object["max_duration"] {
+      settings.maxDuration = try seconds(
+        value, at: path("max_duration"), above: 0, inclusive: false, max: JobSettings.maxDurationLimit)
+    }
+    if let value = object["max_pixels"] {
+      settings.maxPixels = try integer(value, at: path("max_pixels"), in: JobSettings.maxPixelsRange, unit: " pixels")
+    }
+    if let value = object["max_file_size_mb"] {
+      let keyPath = path("max_file_size_mb")
+      let megabytes = try number(value, at: keyPath)
+      guard megabytes > 0, megabytes <= JobSettings.maxFileSizeMBLimit else {
+        throw fail(
+          keyPath,
+          "must be more than 0 and at most \(Int(JobSettings.maxFileSizeMBLimit)) (MB), found \(JobJSON.render(value))")
+      }
+      let bytes = (megabytes * Double(JobSettings.bytesPerMB)).rounded()
+      settings.maxFileSize = max(1, Int64(bytes))
+    }
+    if let value = object["video_url"] {
+      let keyPath = path("video_url")
+      let text = try string(value, at: keyPath)
+      guard let choice = VideoURLChoice(rawValue: text) else {
+        throw fail(keyPath, "expected \"hls\" or \"mp4\", found \(JobJSON.quoted(text))")
+      }
+      settings.videoURL = choice
+    }
+    return settings
+  }
+
+  /// A duration in seconds: a finite number above `lower` (or equal to it
+  /// when `inclusive`) and at most `max`.
+  private func seconds(
+    _ value: Any, at path: String, above lower: Double, inclusive: Bool, max upper: Double
+  ) throws(JobError) -> Double {
+    let seconds = try number(value, at: path)
+    let lowOK = inclusive ? seconds >= lower : seconds > lower
+    guard lowOK, seconds <= upper else {
+      let low = inclusive ? "from \(Self.format(lower))" : "more than \(Self.format(lower)) and at most"
+      let to = inclusive ? " to" : ""
+      throw fail(path, "must be \(low)\(to) \(Self.format(upper)) seconds, found \(JobJSON.render(value))")
+    }
+    return seconds
+  }
+
+  /// `"#RRGGBB"`.
+  private func color(_ value: Any, at path: String) throws(JobError) -> RGBColor {
+    let text = try string(value, at: path)
+    guard let color = RGBColor(hex: text) else {
+      throw fail(path, "expected a colour as \"#RRGGBB\" (e.g. \"#1C1C1E\"), found \(JobJSON.quoted(text))")
+    }
+    return color
+  }
+
+  /// `10` rather than `10.0` in messages.
+  static func format(_ value: Double) -> String {
+    value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : "\(value)"
+  }
+}

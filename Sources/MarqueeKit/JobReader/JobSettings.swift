@@ -1,0 +1,162 @@
+// MARK: - JobSettings
+
+/// Job-wide settings, read from the optional `settings` object of a job file.
+///
+/// Every key is optional. `JobSettings.default` holds all defaults, and the
+/// static `…Range` constants hold the accepted ranges; `JobReader` checks
+/// against exactly these values, so help text and error messages can quote
+/// them.
+public struct JobSettings: Sendable, Equatable {
+  /// Target HLS segment length in seconds (`segment_duration`); a keyframe
+  /// starts every segment. Default 2, range 1...10.
+  public var segmentDuration: Double
+  /// Cap on the output video height in pixels (`max_height`); smaller sources
+  /// are not upscaled. Default 720, range 144...2160.
+  public var maxHeight: Int
+  /// Width in pixels of the widest image output (`image_width`). Default 1170
+  /// (3x of a 390 pt phone width), range 16...4096.
+  public var imageWidth: Int
+  /// WebP quality, 1 (smallest) ... 100 (best) (`webp_quality`). Default 80.
+  public var webpQuality: Int
+  /// JPEG quality, 1 ... 100 (`jpeg_quality`). Default 85.
+  public var jpegQuality: Int
+  /// The dark surface that dark variants move light backgrounds toward
+  /// (`dark_surface`, `"#RRGGBB"`). Default `#1C1C1E`.
+  public var darkSurface: RGBColor
+  /// What transparent images are flattened onto for JPEG output
+  /// (`background`, `"#RRGGBB"`). Default `#FFFFFF`.
+  public var background: RGBColor
+  /// Longest accepted source duration in seconds (`max_duration`).
+  /// Default 600, range greater than 0 up to 86 400 (one day).
+  public var maxDuration: Double
+  /// Largest accepted frame or image size in pixels, width × height
+  /// (`max_pixels`). Default 40 000 000, range 1...268 435 456 (16384²).
+  public var maxPixels: Int
+  /// Largest accepted source file size in bytes. The job file gives it in
+  /// mebibytes (`max_file_size_mb`, 1 MB = 1 048 576 bytes, fractions
+  /// allowed). Default 2048 MB (2 GiB), range greater than 0 up to 1 048 576
+  /// MB (1 TiB).
+  public var maxFileSize: Int64
+  /// What the `url` of a video banner in banners.json points at
+  /// (`video_url`: `"hls"` or `"mp4"`). Default `.hls`.
+  public var videoURL: VideoURLChoice
+
+  /// Creates settings; every parameter defaults to the documented default.
+  public init(
+    segmentDuration: Double = 2,
+    maxHeight: Int = 720,
+    imageWidth: Int = 1170,
+    webpQuality: Int = 80,
+    jpegQuality: Int = 85,
+    darkSurface: RGBColor = RGBColor(r: 0x1C, g: 0x1C, b: 0x1E),
+    background: RGBColor = RGBColor(r: 0xFF, g: 0xFF, b: 0xFF),
+    maxDuration: Double = 600,
+    maxPixels: Int = 40_000_000,
+    maxFileSize: Int64 = 2048 * JobSettings.bytesPerMB,
+    videoURL: VideoURLChoice = .hls
+  ) {
+    self.segmentDuration = segmentDuration
+    self.maxHeight = maxHeight
+    self.imageWidth = imageWidth
+    self.webpQuality = webpQuality
+    self.jpegQuality = jpegQuality
+    self.darkSurface = darkSurface
+    self.background = background
+    self.maxDuration = maxDuration
+    self.maxPixels = maxPixels
+    self.maxFileSize = maxFileSize
+    self.videoURL = videoURL
+  }
+
+  /// All defaults, the one place they are defined.
+  public static let `default` = JobSettings()
+
+  // MARK: - Accepted ranges
+
+  /// Accepted `segment_duration`, seconds.
+  public static let segmentDurationRange: ClosedRange<Double> = 1...10
+  /// Accepted `max_height`, pixels.
+  public static let maxHeightRange: ClosedRange<Int> = 144...2160
+  /// Accepted `image_width`, pixels.
+  public static let imageWidthRange: ClosedRange<Int> = 16...4096
+  /// Accepted `webp_quality` and `jpeg_quality`.
+  public static let qualityRange: ClosedRange<Int> = 1...100
+  /// Largest accepted `max_duration`, seconds (the smallest is anything
+  /// above 0).
+  public static let maxDurationLimit: Double = 86_400
+  /// Accepted `max_pixels`, pixels per frame or image.
+  public static let maxPixelsRange: ClosedRange<Int> = 1...268_435_456
+  /// Largest accepted `max_file_size_mb`, MB (the smallest is anything
+  /// above 0).
+  public static let maxFileSizeMBLimit: Double = 1_048_576
+  /// Bytes in one `max_file_size_mb` unit (a mebibyte).
+  public static let bytesPerMB: Int64 = 1_048_576
+}
+
+// MARK: - VideoURLChoice
+
+/// Which rendition the `url` key of a video banner points at.
+public enum VideoURLChoice: String, Sendable, Equatable, CaseIterable {
+  /// The HLS master playlist (`.m3u8`).
+  case hls
+  /// The progressive, fast-start MP4 file.
+  case mp4
+}
+
+// MARK: - RGBColor
+
+/// An opaque sRGB colour with 8 bits per channel.
+public struct RGBColor: Sendable, Equatable, Hashable, CustomStringConvertible {
+  /// Red, 0...255.
+  public var r: UInt8
+  /// Green, 0...255.
+  public var g: UInt8
+  /// Blue, 0...255.
+  public var b: UInt8
+
+  /// Creates a colour from its channels.
+  public init(r: UInt8, g: UInt8, b: UInt8) {
+    self.r = r
+    self.g = g
+    self.b = b
+  }
+
+  /// Parses `"#RRGGBB"` (hex digits in either case); `nil` for anything else.
+  ///
+  /// - Parameter hex: The text, including the leading `#`.
+  public init?(hex: String) {
+    let scalars = Array(hex.unicodeScalars)
+    guard scalars.count == 7, scalars[0] == "#" else { return nil }
+    var channels: [UInt8] = []
+    for i in stride(from: 1, to: 7, by: 2) {
+      guard let hi = Self.hexValue(scalars[i]), let lo = Self.hexValue(scalars[i + 1]) else {
+        return nil
+      }
+      channels.append(hi << 4 | lo)
+    }
+    self.init(r: channels[0], g: channels[1], b: channels[2])
+  }
+
+  /// `"#RRGGBB"` with upper-case digits.
+  public var hex: String {
+    let digits = Array("0123456789ABCDEF")
+    var text = "#"
+    for channel in [r, g, b] {
+      text.append(digits[Int(channel >> 4)])
+      text.append(digits[Int(channel & 0x0F)])
+    }
+    return text
+  }
+
+  /// Same as `hex`.
+  public var description: String { hex }
+
+  private static func hexValue(_ scalar: Unicode.Scalar) -> UInt8? {
+    switch scalar {
+    case "0"..."9": return UInt8(scalar.value - 48)
+    case "a"..."f": return UInt8(scalar.value - 97 + 10)
+    case "A"..."F": return UInt8(scalar.value - 65 + 10)
+    default: return nil
+    }
+  }
+}

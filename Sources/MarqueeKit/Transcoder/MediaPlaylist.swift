@@ -1,0 +1,131 @@
+import Foundation
+
+/// A parsed HLS media playlist (RFC 8216 §4.3): what the muxer wrote, read
+/// back so the master playlist and banners.json are built from facts.
+public struct MediaPlaylist: Sendable, Equatable {
+  /// One `#EXTINF` entry.
+  public struct Segment: Sendable, Equatable {
+    /// Duration in seconds from `#EXTINF`.
+    public var duration: Double
+    /// URI as written (relative to the playlist).
+    public var uri: String
+  }
+  public var targetDuration: Int?
+  public var segments: [Segment]
+  /// `#EXT-X-MAP` URI (fMP4 initialization section).
+  public var mapURI: String?
+  public var hasEndList: Bool
+  public var isVOD: Bool
+  public var hasIndependentSegments: Bool
+
+  /// Total duration: the sum of the `#EXTINF` durations, which is what a
+  /// player reports as the item's duration.
+  public var duration: Double { segments.reduce(0) { $0 + $1.duration } }
+
+  /// Parses playlist text; unknown tags are ignored.
+  public init(text: String) {
+    var segments: [Segment] = []
+    var pending: Double? = nil
+    var target: Int? = nil
+    var map: String? = nil
+    var end = false, vod = false, independent = false
+    for raw in text.split(whereSeparator: \.isNewline) {
+      let line = raw.trimmingCharacters(in: .whitespaces)
+      if line.hasPrefix("#EXTINF:") {
+        let value = line.dropFirst("#EXTINF:".count).split(separator: ",", maxSplits: 1).first ?? ""
+        pending = Double(value)
+      } else if line.hasPrefix("#EXT-X-TARGETDURATION:") {
+        target = Int(line.dropFirst("#EXT-X-TARGETDURATION:".count))
+      } else if line.hasPrefix("#EXT-X-MAP:") {
+        if let r = line.range(of: "URI=\"") {
+          let rest = line[r.upperBound...]
+          map = rest.split(separator: "\"", maxSplits: 1).first.map(String.init)
+        }
+      } else if line == "#EXT-X-ENDLIST" {
+        end = true
+      } else if line == "#EXT-X-PLAYLIST-TYPE:VOD" {
+        vod = true
+      } else if line == "#EXT-X-INDEPENDENT-SEGMENTS" {
+        independent = true
+      } else if !line.hasPrefix("#") && !line.isEmpty, let d = pending {
+        segments.append(Segment(duration: d, uri: line))
+        pending = nil
+      }
+    }
+    self.segments = segments
+    targetDuration = target
+    mapURI = map
+    hasEndList = end
+    isVOD = vod
+    hasIndependentSegments = independent
+  }
+}
+
+/// Bit rates measured from a rendition's segments, as RFC 8216 §4.3.4.2
+/// defines `BANDWIDTH` (the peak segment bit rate) and `AVERAGE-BANDWIDTH`.
+public struct MeasuredBandwidth: Sendable, Equatable {
+  /// Largest segment size × 8 / its duration, bits per second.
+  public var peak: Int
+  /// Total bits / total duration, bits per second.
+  public var average: Int
+
+  /// Measures from the playlist and the sizes of the files it lists,
+  /// resolved against `directory`. Each segment's bytes include its share
+  /// of the initialization section (spread over the segments) so the figure
+  /// covers every byte a player downloads.
+  public init(playlist: MediaPlaylist, directory: URL) {
+    let fm = FileManager.default
+    func size(_ uri: String) -> Double {
+      let attrs = try? fm.attributesOfItem(atPath: directory.appendingPathComponent(uri).path)
+      return (attrs?[.size] as? NSNumber)?.doubleValue ?? 0
+    }
+    let initBytes = playlist.mapURI.map(size) ?? 0
+    let share = playlist.segments.isEmpty ? 0 : initBytes / Double(playlist.segments.count)
+    var peak = 0.0, bits = 0.0, seconds = 0.0
+    for s in playlist.segments where s.duration > 0 {
+      let b = (size(s.uri) + share) * 8
+      peak = max(peak, b / s.duration)
+      bits += b
+      seconds += s.duration
+    }
+    self.peak = Int(peak.rounded(.up))
+    average = seconds > 0 ? Int((bits / seconds).rounded(.up)) : 0
+  }
+}
+
+/// Writes the master (multivariant) playlist for one video.
+///
+/// FFmpeg 5.1's own master playlist omits `AVERAGE-BANDWIDTH` and
+/// `FRAME-RATE` and takes `BANDWIDTH` from the encoder's nominal rate, so
+/// Marquee writes it from measured segments: Apple HLS authoring spec §9.1,
+/// 9.2 (BANDWIDTH/AVERAGE-BANDWIDTH), 9.11 (CODECS), 9.13–9.15 (RESOLUTION,
+/// FRAME-RATE), and `EXT-X-INDEPENDENT-SEGMENTS`. The default variant (the
+/// one a player starts with) is listed first.
+public struct MasterPlaylistWriter: Sendable {
+  /// One `#EXT-X-STREAM-INF` entry.
+  public struct Variant: Sendable, Equatable {
+    public var uri: String
+    public var bandwidth: MeasuredBandwidth
+    public var codecs: String
+    public var width: Int
+    public var height: Int
+    public var frameRate: Double
+  }
+
+  public init() {}
+
+  /// The playlist text; `defaultIndex` is moved first, the rest follow by
+  /// descending bandwidth.
+  public func render(_ variants: [Variant], defaultIndex: Int) -> String {
+    var order = variants.indices.filter { $0 != defaultIndex }.sorted { variants[$0].bandwidth.peak > variants[$1].bandwidth.peak }
+    if variants.indices.contains(defaultIndex) { order.insert(defaultIndex, at: 0) }
+    var lines = ["#EXTM3U", "#EXT-X-VERSION:7", "#EXT-X-INDEPENDENT-SEGMENTS"]
+    for i in order {
+      let v = variants[i]
+      lines.append("#EXT-X-STREAM-INF:BANDWIDTH=\(v.bandwidth.peak),AVERAGE-BANDWIDTH=\(v.bandwidth.average),"
+        + "CODECS=\"\(v.codecs)\",RESOLUTION=\(v.width)x\(v.height),FRAME-RATE=\(String(format: "%.3f", v.frameRate))")
+      lines.append(v.uri)
+    }
+    return lines.joined(separator: "\n") + "\n"
+  }
+}

@@ -1,0 +1,353 @@
+import Foundation
+
+/// What the transcoder is asked to make from one source.
+public struct TranscodeRequest: Sendable {
+  /// The local source file.
+  public var source: URL
+  /// The item's folder inside the staging bundle; created if missing.
+  public var outputDirectory: URL
+  /// Segment duration in seconds: an IDR starts every multiple of it.
+  public var segmentDuration: Double
+  public var ladder: [RenditionRequest]
+  /// Cap on the renditions' short side in pixels.
+  public var maxHeight: Int
+  public var limits: InputLimits
+  public var coverPolicy: CoverPolicy
+  /// x264 threads per rendition (0 = libx264's choice).
+  public var encoderThreads: Int
+
+  public init(source: URL, outputDirectory: URL, segmentDuration: Double, ladder: [RenditionRequest] = RenditionRequest.defaultLadder,
+              maxHeight: Int, limits: InputLimits, coverPolicy: CoverPolicy, encoderThreads: Int = 0) {
+    self.source = source
+    self.outputDirectory = outputDirectory
+    self.segmentDuration = segmentDuration
+    self.ladder = ladder
+    self.maxHeight = maxHeight
+    self.limits = limits
+    self.coverPolicy = coverPolicy
+    self.encoderThreads = encoderThreads
+  }
+}
+
+/// One encoded rendition as written.
+public struct RenditionOutput: Sendable {
+  public var plan: RenditionPlan
+  /// Media playlist path relative to the item folder, e.g. `720p/index.m3u8`.
+  public var playlistPath: String
+  /// RFC 6381 codecs string: `avc1.PPCCLL` plus `mp4a.40.2` with audio.
+  public var codecs: String
+  /// H.264 profile_idc and level_idc read from the encoded SPS.
+  public var profile: Int
+  public var level: Int
+}
+
+/// What the transcoder produced for one source.
+public struct TranscodeResult: Sendable {
+  public var plan: VideoPlan
+  public var renditions: [RenditionOutput]
+  /// The MP4 path relative to the item folder.
+  public var mp4Path: String
+  public var hasAudio: Bool
+  /// The cover picture at the top rendition's size, RGBA sRGB.
+  public var cover: RGBAImage
+  /// Presentation time of the cover in seconds.
+  public var coverTime: Double
+  /// Warnings for the user (no qualifying cover, dropped audio, …).
+  public var warnings: [String]
+  /// Source facts for logs.
+  public var sourceCodec: String
+  public var dynamicRange: DynamicRange
+}
+
+/// Errors of the transcoder stage; the pipeline adds the item id.
+public struct TranscodeError: Error, CustomStringConvertible, Sendable {
+  public var reason: String
+  public var cause: MediaIOError?
+  public init(_ reason: String, cause: MediaIOError? = nil) {
+    self.reason = reason
+    self.cause = cause
+  }
+  public var description: String { reason }
+}
+
+/// Decodes a source once and encodes every rendition once, muxing each
+/// encoded packet into both the HLS fMP4 media playlist and (for one
+/// rendition) the fast-start MP4: one pass, no second decode or encode.
+///
+/// Pipeline per video frame: decode → timestamps rebased so the first
+/// picture is at 0 → filter graph (deinterlace, CFR, tone map, split, scale,
+/// rotate) → IDR forced at each segment boundary (`KeyframePlanner`) →
+/// libx264 → HLS muxer + MP4 muxer. Audio: decode → `aresample` → AAC-LC
+/// once → every muxer. The cover selector sees the top rendition's frames.
+public struct Transcoder {
+  public init() {}
+
+  /// Runs the transcode.
+  ///
+  /// - Throws: `TranscodeError` for sources with no video, limits exceeded,
+  ///   corrupt data beyond tolerance, or encoder and muxer failures; the
+  ///   cause carries FFmpeg's reason.
+  public func run(_ request: TranscodeRequest) throws(TranscodeError) -> TranscodeResult {
+    do {
+      return try runThrowing(request)
+    } catch let e as TranscodeError {
+      throw e
+    } catch let e as MediaIOError {
+      throw TranscodeError(e.description, cause: e)
+    } catch {
+      throw TranscodeError("\(error)")
+    }
+  }
+
+  private func runThrowing(_ request: TranscodeRequest) throws -> TranscodeResult {
+    let path = request.source.path
+    let input = try InputContainer(path: path, allowedFormats: InputContainer.videoFormats, limits: request.limits)
+    guard let video = input.bestStream(.video) else {
+      throw TranscodeError("no video stream (found: \(input.streams.map { $0.codecName }.joined(separator: ", ")))")
+    }
+    var warnings: [String] = []
+    var audio = input.bestStream(.audio)
+    var audioDecoder: Decoder? = nil
+    if let a = audio {
+      do { audioDecoder = try Decoder(container: input, streamIndex: a.index, threads: 1) } catch {
+        warnings.append("audio stream \(a.index) (\(a.codecName)) cannot be decoded (\(error.reason)); the output has no audio")
+        audio = nil
+      }
+    }
+    input.keepOnly(Set([video.index] + (audio.map { [$0.index] } ?? [])))
+    let videoDecoder = try Decoder(container: input, streamIndex: video.index)
+
+    let plan = RenditionPlanner.plan(stream: video, requests: request.ladder, maxHeight: request.maxHeight)
+    let fm = FileManager.default
+    try? fm.createDirectory(at: request.outputDirectory, withIntermediateDirectories: true)
+    let encoderTB = Rational(plan.frameRate.den, plan.frameRate.num)
+    var planners = plan.renditions.map { _ in KeyframePlanner(frameRate: plan.frameRate, segmentDuration: request.segmentDuration) }
+
+    // Encoders: one per rendition, one for audio.
+    let gop = planners[0].gopLength
+    let videoEncoders = try plan.renditions.map { r in
+      try Encoder(video: VideoEncoderSettings(width: r.width, height: r.height, frameRate: plan.frameRate,
+                                              bitRate: r.bitRate, maxRate: r.maxRate, bufferSize: r.bufferSize,
+                                              gopLength: gop, threads: request.encoderThreads))
+    }
+    let audioChannels = (audio?.channels ?? 2) == 1 ? 1 : 2
+    let audioEncoder = try audio.map { _ in try Encoder(audio: AudioEncoderSettings(channels: audioChannels)) }
+
+    // Muxers: HLS for every rendition, MP4 for one.
+    var hls: [OutputContainer] = []
+    var outputs: [RenditionOutput] = []
+    let codecsAudio = audioEncoder == nil ? "" : ",mp4a.40.2"
+    for (i, r) in plan.renditions.enumerated() {
+      let dir = request.outputDirectory.appendingPathComponent(r.name)
+      try fm.createDirectory(at: dir, withIntermediateDirectories: true)
+      let playlist = dir.appendingPathComponent("index.m3u8").path
+      let mux = try OutputContainer(path: playlist, format: "hls")
+      _ = try mux.addStream(from: videoEncoders[i])
+      if let a = audioEncoder { _ = try mux.addStream(from: a) }
+      try mux.writeHeader(options: [
+        ("hls_time", String(format: "%.3f", request.segmentDuration)),
+        ("hls_playlist_type", "vod"),
+        ("hls_list_size", "0"),
+        ("hls_segment_type", "fmp4"),
+        ("hls_fmp4_init_filename", "init.mp4"),
+        ("hls_segment_filename", dir.appendingPathComponent("segment_%05d.m4s").path),
+        ("hls_flags", "independent_segments"),
+      ])
+      hls.append(mux)
+      let pl = videoEncoders[i].h264ProfileAndLevel ?? (100, 0, 31)
+      outputs.append(RenditionOutput(
+        plan: r, playlistPath: "\(r.name)/index.m3u8",
+        codecs: String(format: "avc1.%02X%02X%02X", pl.profile, pl.constraints, pl.level) + codecsAudio,
+        profile: Int(pl.profile), level: Int(pl.level)))
+    }
+    let mp4Name = "video.mp4"
+    let mp4 = try OutputContainer(path: request.outputDirectory.appendingPathComponent(mp4Name).path, format: "mp4")
+    _ = try mp4.addStream(from: videoEncoders[plan.mp4Rendition])
+    if let a = audioEncoder { _ = try mp4.addStream(from: a) }
+    try mp4.writeHeader(options: [("movflags", "+faststart")])
+
+    // Graphs are built on the first decoded frame, whose format they need.
+    var videoGraph: FilterGraph? = nil
+    var audioGraph: FilterGraph? = nil
+    var originSeconds: Double? = nil
+    var dynamicRange = DynamicRange(transfer: video.colorTransfer)
+    var selector = CoverSelector<Frame>(policy: request.coverPolicy)
+    let packet = try Packet()
+    let decoded = try Frame()
+    let filtered = try Frame()
+    let encodedPacket = try Packet()
+    var decodeErrors = 0
+    let maxDecodeErrors = 25
+    var lastVideoTicks: Int64? = nil
+    // End of the last picture (rebased ticks), to close the graph after it.
+    var videoEndTicks: Int64 = 0
+
+    func mux(_ p: Packet, into containers: [(OutputContainer, Int)]) throws {
+      for (k, (c, s)) in containers.enumerated() {
+        let copy = k == containers.count - 1 ? p : try p.clone()
+        try c.write(copy, stream: s)
+      }
+    }
+    let audioStreamIndex = 1
+    func drainVideoEncoder(_ i: Int) throws {
+      while try videoEncoders[i].receive(encodedPacket) == .produced {
+        var targets = [(hls[i], 0)]
+        if i == plan.mp4Rendition { targets.append((mp4, 0)) }
+        let p = try encodedPacket.clone()
+        try mux(p, into: targets)
+      }
+    }
+    func drainAudioEncoder() throws {
+      guard let enc = audioEncoder else { return }
+      while try enc.receive(encodedPacket) == .produced {
+        let targets = hls.map { ($0, audioStreamIndex) } + [(mp4, audioStreamIndex)]
+        let p = try encodedPacket.clone()
+        try mux(p, into: targets)
+      }
+    }
+    func pullVideo() throws {
+      guard let g = videoGraph else { return }
+      for i in plan.renditions.indices {
+        while try g.pull(filtered, output: i) == .produced {
+          let n = filtered.pts ?? 0
+          if i == 0 && !selector.isSatisfied, let thumbs = filtered.yuvThumbnails() {
+            let t = Double(n) * encoderTB.doubleValue
+            let stats = PictureStatistics(y: thumbs.y, u: thumbs.u, v: thumbs.v)
+            try selector.offer(time: t, statistics: stats) { try filtered.clone() }
+          }
+          filtered.forcesKeyframe = planners[i].isIDR(frame: n)
+          _ = try videoEncoders[i].send(filtered)
+          try drainVideoEncoder(i)
+        }
+      }
+    }
+    func pullAudio() throws {
+      guard let g = audioGraph, let enc = audioEncoder else { return }
+      while try g.pull(filtered) == .produced {
+        _ = try enc.send(filtered)
+        try drainAudioEncoder()
+      }
+    }
+    func handleVideoFrame() throws {
+      let tb = video.timeBase
+      var ticks = decoded.bestEffortTimestamp ?? decoded.pts
+      if ticks == nil, let last = lastVideoTicks {
+        ticks = last + Int64((1 / plan.frameRate.doubleValue) / tb.doubleValue)
+      }
+      guard let t = ticks else { return }
+      lastVideoTicks = t
+      let seconds = Double(t) * tb.doubleValue
+      if originSeconds == nil { originSeconds = seconds }
+      let rel = seconds - (originSeconds ?? 0)
+      if rel > request.limits.maxDuration {
+        throw TranscodeError(String(format: "video runs past the max_duration limit of %.0f s", request.limits.maxDuration))
+      }
+      decoded.pts = t - Int64(((originSeconds ?? 0) / tb.doubleValue).rounded())
+      let nominal = Int64((1 / plan.frameRate.doubleValue / tb.doubleValue).rounded())
+      let shown = decoded.duration > 0 ? decoded.duration : nominal
+      videoEndTicks = max(videoEndTicks, (decoded.pts ?? 0) + max(1, shown))
+      if videoGraph == nil {
+        let trc = decoded.colorTransferName
+        if DynamicRange(transfer: trc) != .sdr { dynamicRange = DynamicRange(transfer: trc) }
+        let desc = VideoFilterDescription(plan: plan, transform: video.orientation, dynamicRange: dynamicRange,
+                                          sourceMatrix: decoded.colorSpaceName, sourcePrimaries: decoded.colorPrimariesName)
+        videoGraph = try FilterGraph(description: desc.text,
+                                     inputs: [.videoSource(videoDecoder.bufferSourceArguments(for: decoded))],
+                                     outputs: plan.renditions.map { _ in .videoSink })
+      }
+      try videoGraph?.push(decoded)
+      try pullVideo()
+    }
+    func handleAudioFrame(_ dec: Decoder) throws {
+      guard originSeconds != nil || true else { return }
+      let tb = dec.stream.timeBase
+      if let t = decoded.bestEffortTimestamp ?? decoded.pts {
+        // Audio is rebased on the video's origin, keeping A/V offsets.
+        let origin = originSeconds ?? 0
+        decoded.pts = t - Int64((origin / tb.doubleValue).rounded())
+      }
+      if audioGraph == nil {
+        audioGraph = try FilterGraph(description: audioFilterDescription(channels: audioChannels),
+                                     inputs: [.audioSource(dec.bufferSourceArguments(for: decoded))],
+                                     outputs: [.audioSink(frameSize: audioEncoder?.frameSize ?? 1024)])
+      }
+      try audioGraph?.push(decoded)
+      try pullAudio()
+    }
+    func decode(_ dec: Decoder, _ pkt: Packet?) throws {
+      do {
+        _ = try dec.send(pkt)
+      } catch let e as MediaIOError {
+        decodeErrors += 1
+        if decodeErrors > maxDecodeErrors { throw TranscodeError("too many corrupt packets; last: \(e.description)", cause: e) }
+      }
+      while true {
+        let step: Step
+        do { step = try dec.receive(decoded) } catch let e as MediaIOError {
+          decodeErrors += 1
+          if decodeErrors > maxDecodeErrors { throw TranscodeError("too many decode errors; last: \(e.description)", cause: e) }
+          continue
+        }
+        guard step == .produced else { break }
+        if dec === videoDecoder { try handleVideoFrame() } else { try handleAudioFrame(dec) }
+      }
+    }
+
+    // Audio decoded before the first video frame is held back until the
+    // video's origin is known, so both streams share one time zero.
+    var heldAudio: [Packet] = []
+    while true {
+      let more: Bool
+      do { more = try input.read(into: packet) } catch let e {
+        // A truncated or damaged tail ends the input; what decoded so far is kept.
+        warnings.append("input ended early: \(e.reason)")
+        more = false
+      }
+      guard more else { break }
+      if packet.streamIndex == video.index {
+        try decode(videoDecoder, packet)
+        if originSeconds != nil && !heldAudio.isEmpty, let dec = audioDecoder {
+          for p in heldAudio { try decode(dec, p) }
+          heldAudio.removeAll()
+        }
+      } else if let a = audio, packet.streamIndex == a.index, let dec = audioDecoder {
+        if originSeconds == nil && heldAudio.count < 2000 {
+          heldAudio.append(try packet.clone())
+        } else {
+          try decode(dec, packet)
+        }
+      }
+    }
+    try decode(videoDecoder, nil)
+    guard originSeconds != nil, let vg = videoGraph else {
+      throw TranscodeError("no video frame could be decoded")
+    }
+    if let dec = audioDecoder {
+      for p in heldAudio { try decode(dec, p) }
+      try decode(dec, nil)
+    }
+    try vg.close(pts: videoEndTicks)
+    try pullVideo()
+    for i in videoEncoders.indices {
+      _ = try videoEncoders[i].send(nil)
+      try drainVideoEncoder(i)
+    }
+    if let ag = audioGraph {
+      try ag.push(nil)
+      try pullAudio()
+    }
+    if let enc = audioEncoder {
+      _ = try enc.send(nil)
+      try drainAudioEncoder()
+    }
+    for m in hls { try m.finish() }
+    try mp4.finish()
+
+    guard let choice = selector.finish() else { throw TranscodeError("no picture reached the cover extractor") }
+    if let w = choice.warning { warnings.append(w) }
+    let cover = try PixelConverter.rgba(from: choice.payload)
+    return TranscodeResult(plan: plan, renditions: outputs, mp4Path: mp4Name, hasAudio: audioEncoder != nil && audioGraph != nil,
+                           cover: cover, coverTime: choice.time, warnings: warnings, sourceCodec: video.codecName,
+                           dynamicRange: dynamicRange)
+  }
+}

@@ -1,0 +1,99 @@
+import Foundation
+
+/// How the source's colours must be converted to BT.709 SDR.
+public enum DynamicRange: Sendable, Equatable {
+  /// Already SDR: only the matrix and range are converted, by `scale`.
+  case sdr
+  /// SMPTE ST 2084 (PQ), HDR10 and HDR10+.
+  case pq
+  /// ARIB STD-B67 (HLG).
+  case hlg
+
+  /// Classifies a transfer characteristic name as libavutil spells it
+  /// (`av_color_transfer_name`). Decoders set it from the bitstream's VUI as
+  /// well as the container's `colr` box, so a stream signalled only in the
+  /// bitstream is still caught.
+  public init(transfer: String) {
+    switch transfer {
+    case "smpte2084": self = .pq
+    case "arib-std-b67": self = .hlg
+    default: self = .sdr
+    }
+  }
+}
+
+/// Builds the libavfilter graph that turns decoded source pictures into
+/// every rendition: one chain up to a `split`, then one `scale` per rendition.
+///
+/// Order, cheapest first: deinterlace (`bwdif`, only frames flagged
+/// interlaced), constant frame rate (`fps`, from timestamps, so VFR sources
+/// come out evenly timed), tone mapping for HDR (`zscale` to linear light,
+/// `tonemap=hable`, `zscale` back to BT.709), `split`; then per rendition
+/// `scale` to the size before rotation (square pixels, BT.709 limited
+/// range), the rotation (`transpose`/`hflip`/`vflip`), `setsar=1`,
+/// `format=yuv420p`. Scaling before rotating keeps the transpose cheap.
+public struct VideoFilterDescription: Sendable {
+  public var plan: VideoPlan
+  public var transform: DisplayTransform
+  public var dynamicRange: DynamicRange
+  /// The source's matrix and primaries names, for `zscale`'s input tags.
+  public var sourceMatrix: String
+  public var sourcePrimaries: String
+
+  public init(plan: VideoPlan, transform: DisplayTransform, dynamicRange: DynamicRange,
+              sourceMatrix: String = "bt2020nc", sourcePrimaries: String = "bt2020") {
+    self.plan = plan
+    self.transform = transform
+    self.dynamicRange = dynamicRange
+    self.sourceMatrix = sourceMatrix
+    self.sourcePrimaries = sourcePrimaries
+  }
+
+  /// The graph text with input `in0` and outputs `out0…outN-1`.
+  public var text: String {
+    var head = ["bwdif=mode=send_frame:parity=auto:deint=interlaced",
+                "fps=fps=\(plan.frameRate.num)/\(plan.frameRate.den):round=near"]
+    switch dynamicRange {
+    case .sdr: break
+    case .pq, .hlg:
+      let tin = dynamicRange == .pq ? "smpte2084" : "arib-std-b67"
+      let min = ["bt2020nc", "bt2020c", "bt709", "smpte170m"].contains(sourceMatrix) ? sourceMatrix : "bt2020nc"
+      let pin = ["bt2020", "bt709"].contains(sourcePrimaries) ? sourcePrimaries : "bt2020"
+      head += [
+        "zscale=tin=\(tin):min=\(min):pin=\(pin):t=linear:npl=100",
+        "format=gbrpf32le",
+        "zscale=p=bt709",
+        "tonemap=tonemap=hable:desat=0",
+        "zscale=t=bt709:m=bt709:r=tv",
+        "format=yuv420p",
+      ]
+    }
+    let n = plan.renditions.count
+    var text = "[in0]" + head.joined(separator: ",")
+    if n > 1 {
+      text += ",split=\(n)" + (0..<n).map { "[s\($0)]" }.joined() + ";"
+    } else {
+      text += "[s0];"
+    }
+    let tails = plan.renditions.enumerated().map { (i, r) -> String in
+      // Size before rotation: a quarter turn swaps the sides.
+      let (w, h) = transform.swapsDimensions ? (r.height, r.width) : (r.width, r.height)
+      var chain = ["scale=w=\(w):h=\(h):flags=lanczos+accurate_rnd+full_chroma_int:out_color_matrix=bt709:out_range=tv"]
+      chain += transform.filterChain
+      chain += ["setsar=1", "format=yuv420p"]
+      return "[s\(i)]" + chain.joined(separator: ",") + "[out\(i)]"
+    }
+    return text + tails.joined(separator: ";")
+  }
+}
+
+/// The audio chain: resample to 48 kHz with timestamp-driven sync
+/// (`aresample=async=1:first_pts=0` pads or trims so audio starts at 0 and
+/// stays locked to its timestamps), then planar float in the output channel
+/// layout (mono stays mono; more channels are down-mixed to stereo by
+/// libswresample's default matrix).
+public func audioFilterDescription(channels: Int) -> String {
+  let layout = channels == 1 ? "mono" : "stereo"
+  return "[in0]aresample=async=1:min_hard_comp=0.1:first_pts=0:osr=48000,"
+    + "aformat=sample_fmts=fltp:sample_rates=48000:channel_layouts=\(layout)[out0]"
+}

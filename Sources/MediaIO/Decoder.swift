@@ -1,0 +1,93 @@
+internal import CFFmpeg
+import Foundation
+
+/// A libavcodec decoder for one input stream (`AVCodecContext`), freed in
+/// `deinit` with `avcodec_free_context`.
+public final class Decoder {
+  let context: UnsafeMutablePointer<AVCodecContext>
+  /// The stream this decoder reads, as described by the container.
+  public let stream: StreamInfo
+  private let label: String
+
+  /// Opens the decoder for `streamIndex` of `container`.
+  ///
+  /// - Parameters:
+  ///   - threads: decoder threads; 0 lets libavcodec choose.
+  /// - Throws: `MediaIOError` when libavcodec has no decoder for the codec or
+  ///   cannot open it.
+  public init(container: InputContainer, streamIndex: Int, threads: Int = 0) throws(MediaIOError) {
+    let name = (container.path as NSString).lastPathComponent
+    guard let s = container.stream(streamIndex), let par = s.pointee.codecpar else {
+      throw .failure("avcodec_find_decoder", name, "no stream \(streamIndex)")
+    }
+    stream = container.streams[streamIndex]
+    label = "\(name) stream \(streamIndex) (\(stream.codecName))"
+    guard let codec = avcodec_find_decoder(par.pointee.codec_id) else {
+      throw .failure("avcodec_find_decoder", label, "no decoder for codec \(stream.codecName)")
+    }
+    guard let ctx = avcodec_alloc_context3(codec) else {
+      throw .failure("avcodec_alloc_context3", label, "out of memory")
+    }
+    context = ctx
+    try check(avcodec_parameters_to_context(ctx, par), "avcodec_parameters_to_context", label)
+    ctx.pointee.pkt_timebase = s.pointee.time_base
+    ctx.pointee.thread_count = Int32(threads)
+    var options: OpaquePointer? = nil
+    defer { av_dict_free(&options) }
+    try check(avcodec_open2(ctx, codec, &options), "avcodec_open2", label)
+  }
+
+  deinit {
+    var c: UnsafeMutablePointer<AVCodecContext>? = context
+    avcodec_free_context(&c)
+  }
+
+  /// Decoded picture format (video): width, height, pixel format name.
+  public var pixelFormatName: String {
+    av_get_pix_fmt_name(context.pointee.pix_fmt).map { String(cString: $0) } ?? "none"
+  }
+
+  /// Sends one packet, or `nil` to start draining (`avcodec_send_packet`).
+  ///
+  /// - Returns: `.needsInput` when accepted, `.produced` when the decoder is
+  ///   full and frames must be received first (the packet was not taken),
+  ///   `.endOfStream` after draining began.
+  /// - Throws: `MediaIOError` for corrupt data or a decoder failure.
+  public func send(_ packet: Packet?) throws(MediaIOError) -> Step {
+    let status = avcodec_send_packet(context, packet?.pointer)
+    if status == Status.again { return .produced }
+    if status == Status.eof { return .endOfStream }
+    try check(status, "avcodec_send_packet", label)
+    return .needsInput
+  }
+
+  /// Receives the next decoded frame into `frame` (`avcodec_receive_frame`).
+  public func receive(_ frame: Frame) throws(MediaIOError) -> Step {
+    frame.unref()
+    let status = avcodec_receive_frame(context, frame.pointer)
+    if status == Status.again { return .needsInput }
+    if status == Status.eof { return .endOfStream }
+    try check(status, "avcodec_receive_frame", label)
+    return .produced
+  }
+
+  /// Filter-source arguments describing this decoder's output, for
+  /// `FilterGraph` (`buffer` / `abuffer` filter options).
+  public func bufferSourceArguments(for frame: Frame) -> String {
+    let f = frame.pointer.pointee
+    let tb = stream.timeBase
+    if stream.kind == .video {
+      var sar = Rational(f.sample_aspect_ratio)
+      if !sar.isValid { sar = stream.sampleAspectRatio.isValid ? stream.sampleAspectRatio : Rational(1, 1) }
+      return "video_size=\(f.width)x\(f.height):pix_fmt=\(f.format):time_base=\(tb.num)/\(tb.den):pixel_aspect=\(sar.num)/\(sar.den)"
+    }
+    var layoutName = [CChar](repeating: 0, count: 128)
+    var layout = f.ch_layout
+    if layout.order == AV_CHANNEL_ORDER_UNSPEC {
+      av_channel_layout_default(&layout, f.ch_layout.nb_channels)
+    }
+    av_channel_layout_describe(&layout, &layoutName, layoutName.count)
+    let layoutText = String(decoding: layoutName.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    return "time_base=\(tb.num)/\(tb.den):sample_rate=\(f.sample_rate):sample_fmt=\(f.format):channel_layout=\(layoutText)"
+  }
+}

@@ -1,0 +1,184 @@
+internal import CFFmpeg
+import Foundation
+
+/// Settings for an H.264 encode through libavcodec's libx264 wrapper.
+public struct VideoEncoderSettings: Sendable {
+  /// Output picture size in pixels; both even (4:2:0 chroma).
+  public var width: Int
+  public var height: Int
+  /// Constant output frame rate, frames per second. The encoder time base is
+  /// its inverse, so every frame has a distinct integer PTS.
+  public var frameRate: Rational
+  /// Target average bit rate in bits per second.
+  public var bitRate: Int
+  /// Peak bit rate (VBV `maxrate`) in bits per second.
+  public var maxRate: Int
+  /// VBV buffer size in bits.
+  public var bufferSize: Int
+  /// Longest GOP in frames; IDRs are also forced at segment boundaries.
+  public var gopLength: Int
+  /// x264 preset (`veryfast`, `medium`, …).
+  public var preset: String
+  /// Encoder threads (0 = libx264's choice).
+  public var threads: Int
+
+  public init(width: Int, height: Int, frameRate: Rational, bitRate: Int, maxRate: Int, bufferSize: Int,
+              gopLength: Int, preset: String = "veryfast", threads: Int = 0) {
+    self.width = width
+    self.height = height
+    self.frameRate = frameRate
+    self.bitRate = bitRate
+    self.maxRate = maxRate
+    self.bufferSize = bufferSize
+    self.gopLength = gopLength
+    self.preset = preset
+    self.threads = threads
+  }
+}
+
+/// Settings for an AAC-LC encode with libavcodec's native `aac` encoder.
+public struct AudioEncoderSettings: Sendable {
+  /// Sample rate in Hz (48000).
+  public var sampleRate: Int
+  /// 1 (mono) or 2 (stereo).
+  public var channels: Int
+  /// Bit rate in bits per second.
+  public var bitRate: Int
+  public init(sampleRate: Int = 48_000, channels: Int = 2, bitRate: Int = 128_000) {
+    self.sampleRate = sampleRate
+    self.channels = channels
+    self.bitRate = bitRate
+  }
+}
+
+/// A libavcodec encoder (`AVCodecContext`), freed in `deinit`.
+public final class Encoder {
+  let context: UnsafeMutablePointer<AVCodecContext>
+  /// Which kind of stream it produces.
+  public let kind: MediaKind
+  /// Seconds per tick of the PTS of frames sent and packets received.
+  public let timeBase: Rational
+  private let label: String
+
+  /// Opens libx264 for 8-bit 4:2:0 (`yuv420p`) High profile, BT.709 tagged,
+  /// closed GOPs and no scene-cut keyframes, so IDRs fall only where
+  /// `Frame.forcesKeyframe` asks and at `gopLength` (Apple HLS authoring
+  /// spec 1.13 and 7.4).
+  ///
+  /// - Throws: `MediaIOError` when libx264 is missing, refuses the settings,
+  ///   or leaves an option unused.
+  public init(video s: VideoEncoderSettings) throws(MediaIOError) {
+    kind = .video
+    label = "libx264 \(s.width)x\(s.height)"
+    guard let codec = avcodec_find_encoder_by_name("libx264") else {
+      throw .failure("avcodec_find_encoder_by_name", "libx264", "libx264 is not available in this libavcodec")
+    }
+    guard let ctx = avcodec_alloc_context3(codec) else { throw .failure("avcodec_alloc_context3", label, "out of memory") }
+    context = ctx
+    timeBase = Rational(s.frameRate.den, s.frameRate.num)
+    ctx.pointee.width = Int32(s.width)
+    ctx.pointee.height = Int32(s.height)
+    ctx.pointee.pix_fmt = AV_PIX_FMT_YUV420P
+    ctx.pointee.time_base = timeBase.av
+    ctx.pointee.framerate = s.frameRate.av
+    ctx.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
+    ctx.pointee.bit_rate = Int64(s.bitRate)
+    ctx.pointee.rc_max_rate = Int64(s.maxRate)
+    ctx.pointee.rc_buffer_size = Int32(s.bufferSize)
+    ctx.pointee.gop_size = Int32(s.gopLength)
+    ctx.pointee.keyint_min = Int32(min(s.gopLength, 25))
+    ctx.pointee.max_b_frames = 2
+    ctx.pointee.thread_count = Int32(s.threads)
+    ctx.pointee.color_primaries = AVCOL_PRI_BT709
+    ctx.pointee.color_trc = AVCOL_TRC_BT709
+    ctx.pointee.colorspace = AVCOL_SPC_BT709
+    ctx.pointee.color_range = AVCOL_RANGE_MPEG
+    ctx.pointee.flags |= Int32(AV_CODEC_FLAG_GLOBAL_HEADER) | Int32(bitPattern: AV_CODEC_FLAG_CLOSED_GOP)
+    var options: OpaquePointer? = nil
+    defer { av_dict_free(&options) }
+    av_dict_set(&options, "preset", s.preset, 0)
+    av_dict_set(&options, "profile", "high", 0)
+    // No scene-cut IDRs; forced I frames become IDRs; no open GOPs.
+    av_dict_set(&options, "x264-params", "scenecut=0:open-gop=0", 0)
+    av_dict_set(&options, "forced-idr", "1", 0)
+    try Encoder.open(ctx, codec, &options, label)
+  }
+
+  /// Opens the native AAC encoder, AAC-LC, planar float input.
+  public init(audio s: AudioEncoderSettings) throws(MediaIOError) {
+    kind = .audio
+    label = "aac \(s.sampleRate) Hz \(s.channels) ch"
+    guard let codec = avcodec_find_encoder_by_name("aac") else {
+      throw .failure("avcodec_find_encoder_by_name", "aac", "AAC encoder missing")
+    }
+    guard let ctx = avcodec_alloc_context3(codec) else { throw .failure("avcodec_alloc_context3", label, "out of memory") }
+    context = ctx
+    timeBase = Rational(1, Int32(s.sampleRate))
+    ctx.pointee.sample_fmt = AV_SAMPLE_FMT_FLTP
+    ctx.pointee.sample_rate = Int32(s.sampleRate)
+    av_channel_layout_default(&ctx.pointee.ch_layout, Int32(s.channels))
+    ctx.pointee.bit_rate = Int64(s.bitRate)
+    ctx.pointee.time_base = timeBase.av
+    ctx.pointee.profile = FF_PROFILE_AAC_LOW
+    ctx.pointee.flags |= Int32(AV_CODEC_FLAG_GLOBAL_HEADER)
+    var options: OpaquePointer? = nil
+    defer { av_dict_free(&options) }
+    try Encoder.open(ctx, codec, &options, label)
+  }
+
+  private static func open(_ ctx: UnsafeMutablePointer<AVCodecContext>, _ codec: UnsafePointer<AVCodec>,
+                           _ options: inout OpaquePointer?, _ label: String) throws(MediaIOError) {
+    try check(avcodec_open2(ctx, codec, &options), "avcodec_open2", label)
+    if let left = av_dict_get(options, "", nil, AV_DICT_IGNORE_SUFFIX) {
+      throw .failure("avcodec_open2", label, "option '\(String(cString: left.pointee.key))' was not used")
+    }
+  }
+
+  deinit {
+    var c: UnsafeMutablePointer<AVCodecContext>? = context
+    avcodec_free_context(&c)
+  }
+
+  /// Samples per channel the audio encoder takes per frame (1024 for AAC).
+  public var frameSize: Int { Int(context.pointee.frame_size) }
+
+  /// The H.264 profile_idc and level_idc of the encoded stream, read from
+  /// the SPS in the encoder's extradata (ISO/IEC 14496-10 7.3.2.1.1);
+  /// nil for other codecs or when no SPS is found.
+  public var h264ProfileAndLevel: (profile: UInt8, constraints: UInt8, level: UInt8)? {
+    guard kind == .video, let data = context.pointee.extradata, context.pointee.extradata_size > 4 else { return nil }
+    let n = Int(context.pointee.extradata_size)
+    let bytes = UnsafeBufferPointer(start: data, count: n)
+    if bytes[0] == 1 { return (bytes[1], bytes[2], bytes[3]) }  // avcC
+    var i = 0
+    while i + 4 < n {  // Annex B: find a NAL of type 7 (SPS)
+      if bytes[i] == 0 && bytes[i + 1] == 0 && bytes[i + 2] == 1 {
+        if bytes[i + 3] & 0x1F == 7 && i + 6 < n { return (bytes[i + 4], bytes[i + 5], bytes[i + 6]) }
+        i += 3
+      } else {
+        i += 1
+      }
+    }
+    return nil
+  }
+
+  /// Sends a frame (its PTS in `timeBase` ticks), or `nil` to drain.
+  public func send(_ frame: Frame?) throws(MediaIOError) -> Step {
+    let status = avcodec_send_frame(context, frame?.pointer)
+    if status == Status.again { return .produced }
+    if status == Status.eof { return .endOfStream }
+    try check(status, "avcodec_send_frame", label)
+    return .needsInput
+  }
+
+  /// Receives the next packet (timestamps in `timeBase` ticks).
+  public func receive(_ packet: Packet) throws(MediaIOError) -> Step {
+    packet.unref()
+    let status = avcodec_receive_packet(context, packet.pointer)
+    if status == Status.again { return .needsInput }
+    if status == Status.eof { return .endOfStream }
+    try check(status, "avcodec_receive_packet", label)
+    packet.timeBase = timeBase
+    return .produced
+  }
+}

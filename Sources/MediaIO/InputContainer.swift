@@ -1,0 +1,252 @@
+internal import CFFmpeg
+import Foundation
+
+/// What kind of media a stream carries.
+public enum MediaKind: Sendable, Equatable {
+  case video, audio, other
+}
+
+/// The facts about one input stream that the pipeline plans from.
+public struct StreamInfo: Sendable {
+  /// Index in the container.
+  public var index: Int
+  public var kind: MediaKind
+  /// libavcodec's codec name, such as `h264`, `hevc`, `aac`.
+  public var codecName: String
+  /// Seconds per timestamp tick of this stream's packets.
+  public var timeBase: Rational
+  /// Coded picture width and height in pixels (video).
+  public var width: Int
+  public var height: Int
+  /// Sample aspect ratio (video); 0/1 when unknown (treated as 1:1).
+  public var sampleAspectRatio: Rational
+  /// Nominal frame rate (`avg_frame_rate`, else `r_frame_rate`) in frames per second.
+  public var frameRate: Rational
+  /// How the display matrix (`AV_PKT_DATA_DISPLAYMATRIX` stream side data,
+  /// the ISO BMFF `tkhd` matrix) turns stored pixels into displayed ones.
+  public var orientation: DisplayTransform
+  /// Audio sample rate in Hz and channel count.
+  public var sampleRate: Int
+  public var channels: Int
+  /// Stream duration in seconds, when the container states one.
+  public var duration: Double?
+  /// Colour signalling from codec parameters: transfer characteristic name
+  /// (`smpte2084` for PQ, `arib-std-b67` for HLG), primaries, matrix.
+  public var colorTransfer: String
+  public var colorPrimaries: String
+  public var colorSpace: String
+  /// Whether this stream is an attached picture (cover art), not real video.
+  public var isAttachedPicture: Bool
+}
+
+/// Limits checked when an untrusted source is opened.
+public struct InputLimits: Sendable {
+  /// Largest accepted file size in bytes.
+  public var maxFileSize: Int64
+  /// Largest accepted picture, width × height.
+  public var maxPixels: Int
+  /// Longest accepted duration in seconds.
+  public var maxDuration: Double
+  public init(maxFileSize: Int64 = 2 << 30, maxPixels: Int = 40_000_000, maxDuration: Double = 600) {
+    self.maxFileSize = maxFileSize
+    self.maxPixels = maxPixels
+    self.maxDuration = maxDuration
+  }
+}
+
+/// An opened media file: an `AVFormatContext` restricted to local files and
+/// to an allow-list of container formats. Closed with `avformat_close_input`.
+public final class InputContainer {
+  /// Container formats (libavformat short names) accepted for video sources.
+  /// Playlist and concat demuxers (`hls`, `concat`, `ffconcat`, …) and
+  /// network/device inputs are never on it: they would follow references
+  /// inside an untrusted file.
+  public static let videoFormats = [
+    "mov", "mp4", "m4a", "3gp", "3g2", "mj2", "matroska", "webm", "avi", "mpegts",
+    "mpeg", "flv", "gif", "m4v", "h264", "hevc", "asf", "ogg", "mxf",
+  ]
+  /// Demuxers accepted for still and animated images.
+  public static let imageFormats = [
+    "image2", "jpeg_pipe", "png_pipe", "webp_pipe", "gif", "bmp_pipe", "tiff_pipe",
+  ]
+
+  let context: UnsafeMutablePointer<AVFormatContext>
+  /// The path this container was opened from.
+  public let path: String
+  /// The demuxer's short name, such as `mov,mp4,m4a,3gp,3g2,mj2`.
+  public let formatName: String
+  /// Every stream in the container.
+  public let streams: [StreamInfo]
+
+  /// Opens and probes a local file.
+  ///
+  /// - Parameters:
+  ///   - path: a local file path (not a URL).
+  ///   - allowedFormats: demuxer short names accepted; the probed format must
+  ///     be one of them (`format_whitelist`).
+  ///   - limits: size is checked before opening; pixel and duration limits
+  ///     after probing.
+  /// - Throws: `MediaIOError` when the file is missing, too large, of a
+  ///   format not allowed, unreadable, or beyond a limit.
+  public init(path: String, allowedFormats: [String], limits: InputLimits = InputLimits()) throws(MediaIOError) {
+    self.path = path
+    let name = (path as NSString).lastPathComponent
+    let attributes: [FileAttributeKey: Any]
+    do { attributes = try FileManager.default.attributesOfItem(atPath: path) } catch {
+      throw .failure("stat", name, "file not found or unreadable")
+    }
+    if let type = attributes[.type] as? FileAttributeType, type != .typeRegular {
+      throw .failure("stat", name, "not a regular file")
+    }
+    let size = (attributes[.size] as? NSNumber)?.int64Value ?? 0
+    if size == 0 { throw .failure("stat", name, "file is empty") }
+    if size > limits.maxFileSize {
+      throw .failure("limit", name, "file is \(size) bytes, over the max_file_size limit of \(limits.maxFileSize) bytes")
+    }
+
+    var options: OpaquePointer? = nil
+    av_dict_set(&options, "protocol_whitelist", "file", 0)
+    av_dict_set(&options, "format_whitelist", allowedFormats.joined(separator: ","), 0)
+    defer { av_dict_free(&options) }
+    var ctx: UnsafeMutablePointer<AVFormatContext>? = avformat_alloc_context()
+    guard ctx != nil else { throw .failure("avformat_alloc_context", name, "out of memory") }
+    // "file:" forces the file protocol so a path that looks like a URL
+    // ("http:…") can never reach another protocol.
+    let url = "file:" + path
+    let status = avformat_open_input(&ctx, url, nil, &options)
+    guard status >= 0, let opened = ctx else {
+      throw MediaIOError(status: status, function: "avformat_open_input", context: name)
+    }
+    context = opened
+    let fmt = opened.pointee.iformat.map { String(cString: $0.pointee.name) } ?? "unknown"
+    formatName = fmt
+    let probe = avformat_find_stream_info(opened, nil)
+    if probe < 0 {
+      var c: UnsafeMutablePointer<AVFormatContext>? = opened
+      avformat_close_input(&c)
+      throw MediaIOError(status: probe, function: "avformat_find_stream_info", context: name)
+    }
+    var infos: [StreamInfo] = []
+    for i in 0..<Int(opened.pointee.nb_streams) {
+      guard let s = opened.pointee.streams[i] else { continue }
+      infos.append(InputContainer.describe(s, index: i))
+    }
+    streams = infos
+    for s in infos where s.kind == .video && !s.isAttachedPicture {
+      if s.width * s.height > limits.maxPixels {
+        throw .failure("limit", name, "picture is \(s.width)x\(s.height) = \(s.width * s.height) pixels, over the max_pixels limit of \(limits.maxPixels)")
+      }
+    }
+    if let d = duration, d > limits.maxDuration {
+      throw .failure("limit", name, String(format: "duration is %.1f s, over the max_duration limit of %.0f s", d, limits.maxDuration))
+    }
+  }
+
+  deinit {
+    var c: UnsafeMutablePointer<AVFormatContext>? = context
+    avformat_close_input(&c)
+  }
+
+  /// The container's duration in seconds, if it states one.
+  public var duration: Double? {
+    let d = context.pointee.duration
+    return d == Status.noPTS || d <= 0 ? nil : Double(d) / Double(AV_TIME_BASE)
+  }
+
+  /// The container's start time in seconds (0 when unknown).
+  public var startTime: Double {
+    let s = context.pointee.start_time
+    return s == Status.noPTS ? 0 : Double(s) / Double(AV_TIME_BASE)
+  }
+
+  /// The stream libavformat considers best for `kind` (`av_find_best_stream`),
+  /// skipping attached pictures.
+  public func bestStream(_ kind: MediaKind) -> StreamInfo? {
+    let type: AVMediaType = kind == .video ? AVMEDIA_TYPE_VIDEO : AVMEDIA_TYPE_AUDIO
+    let i = av_find_best_stream(context, type, -1, -1, nil, 0)
+    guard i >= 0, Int(i) < streams.count, !streams[Int(i)].isAttachedPicture else {
+      return streams.first { $0.kind == kind && !$0.isAttachedPicture }
+    }
+    return streams[Int(i)]
+  }
+
+  /// Tells the demuxer to drop packets of every stream not in `indices`
+  /// (`AVDISCARD_ALL`), saving the read of unused tracks.
+  public func keepOnly(_ indices: Set<Int>) {
+    for i in 0..<Int(context.pointee.nb_streams) {
+      context.pointee.streams[i]?.pointee.discard = indices.contains(i) ? AVDISCARD_DEFAULT : AVDISCARD_ALL
+    }
+  }
+
+  /// Reads the next packet into `packet` (`av_read_frame`).
+  ///
+  /// - Returns: false at the end of the file.
+  /// - Throws: `MediaIOError` for a read or demux error.
+  public func read(into packet: Packet) throws(MediaIOError) -> Bool {
+    packet.unref()
+    let status = av_read_frame(context, packet.pointer)
+    if status == Status.eof { return false }
+    try check(status, "av_read_frame", (path as NSString).lastPathComponent)
+    if let s = context.pointee.streams[packet.streamIndex] {
+      packet.timeBase = Rational(s.pointee.time_base)
+    }
+    return true
+  }
+
+  /// Seeks to the keyframe at or before `seconds` (`avformat_seek_file`).
+  public func seek(toSeconds seconds: Double) throws(MediaIOError) {
+    let ts = Int64(seconds * Double(AV_TIME_BASE))
+    try check(avformat_seek_file(context, -1, Int64.min, ts, ts, 0), "avformat_seek_file",
+              (path as NSString).lastPathComponent)
+  }
+
+  func stream(_ index: Int) -> UnsafeMutablePointer<AVStream>? {
+    guard index >= 0, index < Int(context.pointee.nb_streams) else { return nil }
+    return context.pointee.streams[index]
+  }
+
+  static func describe(_ s: UnsafeMutablePointer<AVStream>, index: Int) -> StreamInfo {
+    let par = s.pointee.codecpar!
+    let kind: MediaKind
+    switch par.pointee.codec_type {
+    case AVMEDIA_TYPE_VIDEO: kind = .video
+    case AVMEDIA_TYPE_AUDIO: kind = .audio
+    default: kind = .other
+    }
+    let codec = avcodec_get_name(par.pointee.codec_id).map { String(cString: $0) } ?? "unknown"
+    var rate = Rational(s.pointee.avg_frame_rate)
+    if !rate.isValid { rate = Rational(s.pointee.r_frame_rate) }
+    var sar = Rational(par.pointee.sample_aspect_ratio)
+    if !sar.isValid { sar = Rational(s.pointee.sample_aspect_ratio) }
+    let tb = Rational(s.pointee.time_base)
+    var duration: Double? = nil
+    if s.pointee.duration != Status.noPTS && s.pointee.duration > 0 {
+      duration = Double(s.pointee.duration) * tb.doubleValue
+    }
+    func name(_ p: UnsafePointer<CChar>?) -> String { p.map { String(cString: $0) } ?? "unknown" }
+    return StreamInfo(
+      index: index, kind: kind, codecName: codec, timeBase: tb,
+      width: Int(par.pointee.width), height: Int(par.pointee.height),
+      sampleAspectRatio: sar, frameRate: rate,
+      orientation: orientation(of: s),
+      sampleRate: Int(par.pointee.sample_rate), channels: Int(par.pointee.ch_layout.nb_channels),
+      duration: duration,
+      colorTransfer: name(av_color_transfer_name(par.pointee.color_trc)),
+      colorPrimaries: name(av_color_primaries_name(par.pointee.color_primaries)),
+      colorSpace: name(av_color_space_name(par.pointee.color_space)),
+      isAttachedPicture: s.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC != 0)
+  }
+
+  /// Reads the display matrix (FFmpeg 5.1 keeps it as stream side data
+  /// `AV_PKT_DATA_DISPLAYMATRIX`). This is the one place it is read.
+  static func orientation(of s: UnsafeMutablePointer<AVStream>) -> DisplayTransform {
+    var size: Int = 0
+    guard let raw = av_stream_get_side_data(s, AV_PKT_DATA_DISPLAYMATRIX, &size), size >= 36 else {
+      return .identity
+    }
+    return raw.withMemoryRebound(to: Int32.self, capacity: 9) { m in
+      DisplayTransform(matrix: (m[0], m[1], m[3], m[4]))
+    }
+  }
+}
+

@@ -1,0 +1,70 @@
+internal import CFFmpeg
+
+/// An owned `AVPacket`: one compressed frame (or audio access unit).
+///
+/// Freed with `av_packet_free` in `deinit`. Reused across reads after
+/// `unref()`. Not `Sendable`: a packet lives on the task that reads it.
+public final class Packet {
+  let pointer: UnsafeMutablePointer<AVPacket>
+
+  /// - Throws: `MediaIOError` when `av_packet_alloc` fails (out of memory).
+  public init() throws(MediaIOError) {
+    guard let p = av_packet_alloc() else {
+      throw .failure("av_packet_alloc", "", "out of memory")
+    }
+    pointer = p
+  }
+
+  deinit {
+    var p: UnsafeMutablePointer<AVPacket>? = pointer
+    av_packet_free(&p)
+  }
+
+  /// Drops the payload so the packet can be filled again.
+  public func unref() { av_packet_unref(pointer) }
+
+  /// The index of the stream this packet belongs to, in its container.
+  public var streamIndex: Int {
+    get { Int(pointer.pointee.stream_index) }
+    set { pointer.pointee.stream_index = Int32(newValue) }
+  }
+  /// Presentation timestamp in the packet's time base ticks, nil if unknown.
+  public var pts: Int64? {
+    get { pointer.pointee.pts == Status.noPTS ? nil : pointer.pointee.pts }
+    set { pointer.pointee.pts = newValue ?? Status.noPTS }
+  }
+  /// Decoding timestamp in time base ticks, nil if unknown.
+  public var dts: Int64? {
+    get { pointer.pointee.dts == Status.noPTS ? nil : pointer.pointee.dts }
+    set { pointer.pointee.dts = newValue ?? Status.noPTS }
+  }
+  /// Duration in time base ticks (0 if unknown).
+  public var duration: Int64 {
+    get { pointer.pointee.duration }
+    set { pointer.pointee.duration = newValue }
+  }
+  /// Payload size in bytes.
+  public var size: Int { Int(pointer.pointee.size) }
+  /// Whether the packet holds a keyframe (`AV_PKT_FLAG_KEY`); for H.264
+  /// from our encoder with closed GOPs this is an IDR picture.
+  public var isKeyframe: Bool { pointer.pointee.flags & AV_PKT_FLAG_KEY != 0 }
+  /// The time base the timestamps are in, when the producer set one.
+  public var timeBase: Rational {
+    get { Rational(pointer.pointee.time_base) }
+    set { pointer.pointee.time_base = newValue.av }
+  }
+
+  /// Rescales pts, dts and duration between time bases (`av_packet_rescale_ts`).
+  public func rescaleTimestamps(from: Rational, to: Rational) {
+    av_packet_rescale_ts(pointer, from.av, to.av)
+    pointer.pointee.time_base = to.av
+  }
+
+  /// A new reference to the same payload (`av_packet_ref`), for handing one
+  /// encoded packet to several muxers.
+  public func clone() throws(MediaIOError) -> Packet {
+    let copy = try Packet()
+    try check(av_packet_ref(copy.pointer, pointer), "av_packet_ref", "")
+    return copy
+  }
+}

@@ -1,0 +1,620 @@
+import Foundation
+import Testing
+
+@testable import MarqueeKit
+
+// Every input here is drawn by the test code itself (no binary fixtures):
+// product shots, noisy "photos", outlined white products and ink on
+// transparency, each built from a few geometric primitives and a seeded RNG.
+
+// MARK: - Fixtures
+
+/// SplitMix64 (Steele, Lea & Flood 2014): a tiny, fully deterministic
+/// generator, so every synthetic photo is the same on every run.
+private struct SplitMix64: RandomNumberGenerator {
+  var state: UInt64
+
+  init(seed: UInt64) { state = seed }
+
+  mutating func next() -> UInt64 {
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var z = state
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return z ^ (z >> 31)
+  }
+
+  /// Uniform in `-amplitude...amplitude`.
+  mutating func noise(_ amplitude: Double) -> Double {
+    (Double(next() >> 11) / Double(1 << 53) * 2 - 1) * amplitude
+  }
+}
+
+private typealias RGBA = (r: Double, g: Double, b: Double, a: Double)
+
+/// Draws an image by evaluating `shade` at every pixel centre.
+private func draw(
+  width: Int, height: Int, _ shade: (Int, Int) -> RGBA
+) -> RGBAImage {
+  var pixels = [UInt8](repeating: 0, count: width * height * 4)
+  for y in 0..<height {
+    for x in 0..<width {
+      let c = shade(x, y)
+      let i = (y * width + x) * 4
+      pixels[i] = byte(c.r)
+      pixels[i + 1] = byte(c.g)
+      pixels[i + 2] = byte(c.b)
+      pixels[i + 3] = byte(c.a)
+    }
+  }
+  return RGBAImage(width: width, height: height, pixels: pixels)
+}
+
+private func byte(_ v: Double) -> UInt8 {
+  UInt8(min(max(v.rounded(), 0), 255))
+}
+
+private func mix(_ a: RGBA, _ b: RGBA, _ t: Double) -> RGBA {
+  (
+    a.r + (b.r - a.r) * t, a.g + (b.g - a.g) * t, a.b + (b.b - a.b) * t,
+    a.a + (b.a - a.a) * t
+  )
+}
+
+/// Exact BT.709 luma of pixel (x, y), sRGB-encoded, 0...255.
+private func luma(_ image: RGBAImage, _ x: Int, _ y: Int) -> Double {
+  let i = image.offset(x: x, y: y)
+  let p = image.pixels
+  return 0.2126 * Double(p[i]) + 0.7152 * Double(p[i + 1])
+    + 0.0722 * Double(p[i + 2])
+}
+
+private func rgb(_ image: RGBAImage, _ x: Int, _ y: Int) -> [Int] {
+  let i = image.offset(x: x, y: y)
+  return [Int(image.pixels[i]), Int(image.pixels[i + 1]),
+          Int(image.pixels[i + 2])]
+}
+
+/// HSV saturation, 0...1.
+private func saturation(_ image: RGBAImage, _ x: Int, _ y: Int) -> Double {
+  let c = rgb(image, x, y)
+  let top = c.max() ?? 0
+  let bottom = c.min() ?? 0
+  return top == 0 ? 0 : Double(top - bottom) / Double(top)
+}
+
+private func alphas(_ image: RGBAImage) -> [UInt8] {
+  stride(from: 3, to: image.pixels.count, by: 4).map { image.pixels[$0] }
+}
+
+/// Number of positions where two byte arrays differ (plus any length
+/// difference); compared instead of the arrays so a failure does not print
+/// megabytes of pixels.
+private func mismatches(_ a: [UInt8], _ b: [UInt8]) -> Int {
+  zip(a, b).reduce(abs(a.count - b.count)) { $0 + ($1.0 == $1.1 ? 0 : 1) }
+}
+
+private let surface = DarkSurface.standard
+private let surfaceLuma =
+  0.2126 * Double(surface.r) + 0.7152 * Double(surface.g)
+  + 0.0722 * Double(surface.b)
+/// Largest change the default subject dim (4 %) can make to a channel.
+private let subjectDimLevels = 0.04 * 255
+
+private func report(_ name: String, _ v: DarkVariant) {
+  let change =
+    v.meanLumaBefore > 0
+    ? String(format: " (%+.1f %%)", (v.meanLumaAfter / v.meanLumaBefore - 1) * 100)
+    : ""
+  print(
+    "[DarkVariant] \(name): kind=\(v.kind) meanLuma "
+      + String(format: "%.2f -> %.2f", v.meanLumaBefore, v.meanLumaAfter)
+      + change)
+}
+
+// MARK: Scenes
+
+/// A product shot: white backdrop, a red-over-blue disc (anti-aliased) and
+/// a soft neutral shadow under it.
+private enum ProductShot {
+  static let width = 240
+  static let height = 160
+  static let centre = (x: 120.0, y: 70.0)
+  static let radius = 45.0
+  static let shadowCentre = (x: 120.0, y: 124.0)
+  static let shadowRadii = (x: 75.0, y: 13.0)
+
+  /// Depth of the shadow at (x, y), 0 outside, up to 60 levels.
+  static func shadowDepth(_ x: Double, _ y: Double) -> Double {
+    let dx = (x - shadowCentre.x) / shadowRadii.x
+    let dy = (y - shadowCentre.y) / shadowRadii.y
+    let d2 = dx * dx + dy * dy
+    guard d2 < 1 else { return 0 }
+    return 60 * (1 - d2) * (1 - d2)
+  }
+
+  static func distanceFromCentre(_ x: Int, _ y: Int) -> Double {
+    let dx = Double(x) + 0.5 - centre.x
+    let dy = Double(y) + 0.5 - centre.y
+    return (dx * dx + dy * dy).squareRoot()
+  }
+
+  static func image() -> RGBAImage {
+    draw(width: width, height: height) { x, y in
+      let px = Double(x) + 0.5
+      let py = Double(y) + 0.5
+      let back = 255 - shadowDepth(px, py)
+      let backdrop: RGBA = (back, back, back, 255)
+      let object: RGBA =
+        py < centre.y ? (220, 30, 40, 255) : (30, 60, 200, 255)
+      let coverage = min(max(radius + 0.5 - distanceFromCentre(x, y), 0), 1)
+      return mix(backdrop, object, coverage)
+    }
+  }
+}
+
+/// A "photo": smooth colour gradients and ripples plus seeded noise.
+private func syntheticPhoto(seed: UInt64, width: Int = 200, height: Int = 150)
+  -> RGBAImage
+{
+  var rng = SplitMix64(seed: seed)
+  return draw(width: width, height: height) { x, y in
+    let u = Double(x) / Double(width)
+    let v = Double(y) / Double(height)
+    let r = 60 + 140 * u + 25 * sin(Double(y) / 9) + rng.noise(10)
+    let g = 50 + 110 * v + 20 * cos(Double(x) / 13) + rng.noise(10)
+    let b = 90 + 70 * (u + v) / 2 + 30 * sin(Double(x + y) / 17)
+      + rng.noise(10)
+    return (r, g, b, 255)
+  }
+}
+
+/// A white product (interior 255) on a white backdrop, separated only by a
+/// 3-pixel outline of grey `outline`.
+private enum OutlinedWhiteProduct {
+  static let width = 240
+  static let height = 160
+  static let outer = (x0: 60, y0: 40, x1: 180, y1: 120)  // half-open
+  static let thickness = 3
+
+  static func image(outline: Double) -> RGBAImage {
+    draw(width: width, height: height) { x, y in
+      let inside =
+        x >= outer.x0 && x < outer.x1 && y >= outer.y0 && y < outer.y1
+      let interior =
+        x >= outer.x0 + thickness && x < outer.x1 - thickness
+        && y >= outer.y0 + thickness && y < outer.y1 - thickness
+      if inside && !interior { return (outline, outline, outline + 4, 255) }
+      return (255, 255, 255, 255)
+    }
+  }
+}
+
+/// Anti-aliased strokes (segments of half-width 3) in `ink` on a fully
+/// transparent canvas.
+private func inkDrawing(ink: (Double, Double, Double)) -> RGBAImage {
+  let segments: [(Double, Double, Double, Double)] = [
+    (20, 20, 140, 30), (30, 80, 130, 20), (80, 10, 80, 90),
+    (15, 60, 150, 65),
+  ]
+  return draw(width: 160, height: 100) { x, y in
+    let px = Double(x) + 0.5
+    let py = Double(y) + 0.5
+    var nearest = Double.infinity
+    for (x0, y0, x1, y1) in segments {
+      let dx = x1 - x0
+      let dy = y1 - y0
+      let t = min(max(((px - x0) * dx + (py - y0) * dy) / (dx * dx + dy * dy),
+                      0), 1)
+      let ex = px - (x0 + t * dx)
+      let ey = py - (y0 + t * dy)
+      nearest = min(nearest, (ex * ex + ey * ey).squareRoot())
+    }
+    let coverage = min(max(3.5 - nearest, 0), 1)
+    return coverage > 0 ? (ink.0, ink.1, ink.2, 255 * coverage) : (0, 0, 0, 0)
+  }
+}
+
+// MARK: - Tests
+
+@Suite("DarkVariantGenerator")
+struct DarkVariantGeneratorTests {
+  let generator = DarkVariantGenerator()
+
+  // MARK: Light background
+
+  @Test func productShotBackdropBecomesSurfaceAndSubjectIsKept() {
+    let input = ProductShot.image()
+    let result = generator.makeDarkVariant(of: input)
+    report("product shot", result)
+    let out = result.image
+
+    #expect(result.kind == .lightBackground)
+    #expect(out.width == input.width && out.height == input.height)
+    #expect(mismatches(alphas(out), alphas(input)) == 0)
+
+    // Corners (and the whole clean backdrop) become the surface colour.
+    let s = [Int(surface.r), Int(surface.g), Int(surface.b)]
+    for (x, y) in [(0, 0), (239, 0), (0, 159), (239, 159), (5, 80)] {
+      let c = rgb(out, x, y)
+      #expect(zip(c, s).allSatisfy { abs($0 - $1) <= 2 }, "(\(x),\(y)) \(c)")
+    }
+
+    // The subject is kept: at most the 4 % dim plus rounding.
+    var worst = 0.0
+    for y in 0..<ProductShot.height {
+      for x in 0..<ProductShot.width
+      where ProductShot.distanceFromCentre(x, y) < ProductShot.radius - 4 {
+        let before = rgb(input, x, y)
+        let after = rgb(out, x, y)
+        for ch in 0..<3 {
+          let expected = Double(before[ch]) * 0.96
+          worst = max(worst, abs(Double(after[ch]) - expected))
+          #expect(abs(after[ch] - before[ch]) <= 2 + Int(subjectDimLevels.rounded(.up)))
+        }
+      }
+    }
+    #expect(worst <= 2, "subject deviates \(worst) levels from a 4 % dim")
+    // Saturated red stays saturated red.
+    #expect(rgb(out, 120, 50)[0] >= 200 && rgb(out, 120, 50)[1] <= 40)
+
+    // The clean backdrop (outside the disc's anti-aliased edge and outside
+    // the shadow) is at most as light as the surface: no light fringe.
+    var brightestBackdrop = 0.0
+    for y in 0..<ProductShot.height {
+      for x in 0..<ProductShot.width
+      where ProductShot.distanceFromCentre(x, y) > ProductShot.radius + 1
+        && ProductShot.shadowDepth(Double(x) + 0.5, Double(y) + 0.5) < 0.5
+      {
+        brightestBackdrop = max(brightestBackdrop, luma(out, x, y))
+      }
+    }
+    #expect(brightestBackdrop <= surfaceLuma + 1.5)
+
+    // Large drop in mean luma.
+    #expect(result.meanLumaAfter < result.meanLumaBefore * 0.4)
+  }
+
+  @Test func faintShadowIsMappedAndDeepShadowStaysWithTheSubject() {
+    // Along the shadow's centre row, from the backdrop inward: the faint
+    // rim (within the fill tolerance of 3 levels) is mapped in proportion,
+    // never lighter than the surface; the deep core is beyond the tolerance
+    // and is kept like the subject it touches (only the 4 % dim).
+    let input = ProductShot.image()
+    let out = generator.makeDarkVariant(of: input).image
+    let y = 124
+    var mapped = 0
+    var kept = 0
+    var previous = Double.infinity
+    for x in stride(from: ProductShot.width - 1, through: 120, by: -1) {
+      let before = luma(input, x, y)
+      let after = luma(out, x, y)
+      let depth = 255 - before
+      if depth >= 0.5 && depth <= 3 {
+        mapped += 1
+        // Same ratio to the surface as to the backdrop, within one level.
+        #expect(abs(after / surfaceLuma - before / 255) < 0.04)
+        #expect(after <= surfaceLuma + 0.5 && after <= previous + 0.01,
+                "deeper shadow must not get lighter at x=\(x)")
+        previous = after
+      } else if depth > 6 {
+        kept += 1
+        #expect(abs(after - before * 0.96) <= 2, "x=\(x) \(before) -> \(after)")
+      }
+    }
+    print("[DarkVariant] shadow row: \(mapped) faint pixels mapped, "
+      + "\(kept) deep pixels kept")
+    #expect(mapped >= 3 && kept >= 10)
+  }
+
+  @Test func whiteProductWithSoftLowContrastEdgeIsNotEaten() {
+    // Like a studio shot of a white mug: an off-white body (250, 250, 247)
+    // whose lit side meets the pure white backdrop through a 3-pixel ramp,
+    // with no outline at all. A fill that follows gentle gradients would
+    // swallow the body and turn the product dark.
+    let centre = (x: 100.0, y: 80.0)
+    let input = draw(width: 200, height: 160) { x, y in
+      let dx = Double(x) + 0.5 - centre.x
+      let dy = Double(y) + 0.5 - centre.y
+      let d = (dx * dx + dy * dy).squareRoot()
+      let t = min(max((55 - d) / 3, 0), 1)  // 0 outside, ramp, 1 inside
+      let body: RGBA = (250 - 20 * max(0, dx) / 55, 250 - 20 * max(0, dx) / 55,
+                        247 - 22 * max(0, dx) / 55, 255)
+      return mix((255, 255, 255, 255), body, t)
+    }
+    let result = generator.makeDarkVariant(of: input)
+    report("soft-edged white product", result)
+    #expect(result.kind == .lightBackground)
+    #expect(rgb(result.image, 2, 2) == [28, 28, 30])
+    var worst = 0.0
+    for y in 0..<160 {
+      for x in 0..<200 {
+        let dx = Double(x) + 0.5 - centre.x
+        let dy = Double(y) + 0.5 - centre.y
+        guard (dx * dx + dy * dy).squareRoot() < 51 else { continue }
+        let before = rgb(input, x, y)
+        let after = rgb(result.image, x, y)
+        for ch in 0..<3 {
+          worst = max(worst, abs(Double(after[ch]) - Double(before[ch]) * 0.96))
+        }
+      }
+    }
+    #expect(worst <= 2, "body changed by up to \(worst) levels")
+  }
+
+  @Test(arguments: [60.0, 170.0])
+  func enclosedWhiteInteriorIsNotRecoloured(outline: Double) {
+    let input = OutlinedWhiteProduct.image(outline: outline)
+    let result = generator.makeDarkVariant(of: input)
+    report("white product, outline \(Int(outline))", result)
+    let out = result.image
+    #expect(result.kind == .lightBackground)
+
+    let box = OutlinedWhiteProduct.outer
+    let t = OutlinedWhiteProduct.thickness
+    // Interior, including the pixels right against the outline.
+    for y in (box.y0 + t)..<(box.y1 - t) {
+      for x in (box.x0 + t)..<(box.x1 - t) {
+        let c = rgb(out, x, y)
+        #expect(c.allSatisfy { abs(Double($0) - 255 * 0.96) <= 2 },
+                "interior (\(x),\(y)) became \(c)")
+        if c.contains(where: { abs(Double($0) - 255 * 0.96) > 2 }) { return }
+      }
+    }
+    // Outline kept (dimmed at most 4 %, feathered on its outer side only).
+    let mid = rgb(out, box.x0 + 1, (box.y0 + box.y1) / 2)
+    #expect(abs(Double(mid[0]) - outline * 0.96) <= 2)
+    // Backdrop outside became the surface.
+    let corner = rgb(out, 10, 10)
+    #expect(corner == [Int(surface.r), Int(surface.g), Int(surface.b)])
+  }
+
+  @Test func customSurfaceIsUsedForTheBackdrop() {
+    let black = DarkSurface(r: 0, g: 0, b: 0)
+    let generator = DarkVariantGenerator(options: .init(surface: black))
+    let out = generator.makeDarkVariant(of: ProductShot.image()).image
+    #expect(rgb(out, 0, 0) == [0, 0, 0])
+    #expect(DarkVariantGenerator.Options().surface == DarkSurface(
+      r: 0x1C, g: 0x1C, b: 0x1E))
+  }
+
+  // MARK: Photograph
+
+  @Test func photographIsDimmedDesaturatedAndNotInverted() {
+    let input = syntheticPhoto(seed: 0x5EED_1234)
+    let result = generator.makeDarkVariant(of: input)
+    report("synthetic photo", result)
+    let out = result.image
+    #expect(result.kind == .photograph)
+    #expect(mismatches(alphas(out), alphas(input)) == 0)
+
+    let drop = 1 - result.meanLumaAfter / result.meanLumaBefore
+    #expect(drop >= 0.20 && drop <= 0.35, "luma drop \(drop)")
+
+    // Luma order: pairs that differ by >= 3 levels keep their order.
+    var rng = SplitMix64(seed: 42)
+    let w = input.width
+    let h = input.height
+    var checked = 0
+    for _ in 0..<20_000 {
+      let a = (Int(rng.next() % UInt64(w)), Int(rng.next() % UInt64(h)))
+      let b = (Int(rng.next() % UInt64(w)), Int(rng.next() % UInt64(h)))
+      let before = luma(input, a.0, a.1) - luma(input, b.0, b.1)
+      guard abs(before) >= 3 else { continue }
+      checked += 1
+      let after = luma(out, a.0, a.1) - luma(out, b.0, b.1)
+      #expect(after * before > 0, "pair \(a) \(b) changed order")
+      if after * before <= 0 { break }
+    }
+    #expect(checked > 10_000)
+
+    // Pearson correlation of luma before/after: essentially 1.
+    var sx = 0.0, sy = 0.0, sxx = 0.0, syy = 0.0, sxy = 0.0
+    var satBefore = 0.0, satAfter = 0.0
+    for y in 0..<h {
+      for x in 0..<w {
+        let u = luma(input, x, y)
+        let v = luma(out, x, y)
+        sx += u; sy += v; sxx += u * u; syy += v * v; sxy += u * v
+        satBefore += saturation(input, x, y)
+        satAfter += saturation(out, x, y)
+      }
+    }
+    let n = Double(w * h)
+    let correlation = (sxy - sx * sy / n)
+      / ((sxx - sx * sx / n) * (syy - sy * sy / n)).squareRoot()
+    #expect(correlation > 0.999, "correlation \(correlation)")
+
+    // Slightly less saturated: lower, but by no more than about 20 %.
+    let satRatio = satAfter / satBefore
+    print(String(format: "[DarkVariant] photo saturation ratio %.3f, "
+      + "luma correlation %.5f", satRatio, correlation))
+    #expect(satRatio < 0.95 && satRatio > 0.8, "saturation ratio \(satRatio)")
+  }
+
+  @Test func brightTexturedPhotoIsNotMistakenForLightBackground() {
+    // Snow or an overcast sky: a light, fairly uniform border, but with
+    // texture and noise a studio backdrop does not have.
+    var rng = SplitMix64(seed: 7)
+    let input = draw(width: 200, height: 150) { x, y in
+      let base = 236 + 8 * sin(Double(x) / 15) * cos(Double(y) / 11)
+      let n = rng.noise(9)
+      return (base + n + rng.noise(3), base + n + rng.noise(3),
+              base + 4 + n + rng.noise(3), 255)
+    }
+    let analysis = generator.analyze(input)
+    #expect(analysis.background.luma > 200)
+    #expect(analysis.ringRoughness > 2.5)
+    #expect(analysis.kind == .photograph)
+  }
+
+  @Test func photoInsideAThinWhiteFrameIsAPhotograph() {
+    // A 5 % white frame fills the border ring but covers under a quarter
+    // of the image.
+    let photo = syntheticPhoto(seed: 99)
+    let framed = draw(width: 200, height: 150) { x, y in
+      if x < 10 || x >= 190 || y < 8 || y >= 142 { return (255, 255, 255, 255) }
+      let c = rgb(photo, x, y)
+      return (Double(c[0]), Double(c[1]), Double(c[2]), 255)
+    }
+    let analysis = generator.analyze(framed)
+    #expect(analysis.ringAgreement > 0.9)
+    #expect(analysis.backgroundCoverage < 0.25)
+    #expect(analysis.kind == .photograph)
+  }
+
+  // MARK: Transparent
+
+  @Test func blackInkOnTransparencyBecomesVisible() {
+    let input = inkDrawing(ink: (0, 0, 0))
+    let result = generator.makeDarkVariant(of: input)
+    report("black ink on transparency", result)
+    let out = result.image
+    #expect(result.kind == .transparent)
+    #expect(mismatches(alphas(out), alphas(input)) == 0, "alpha preserved exactly")
+
+    var inkPixels = 0
+    var weakest = Double.infinity
+    for y in 0..<out.height {
+      for x in 0..<out.width {
+        let i = out.offset(x: x, y: y)
+        let a = input.pixels[i + 3]
+        if a == 0 {
+          // Fully transparent pixels are untouched, colour included.
+          #expect(out.pixels[i..<(i + 4)] == input.pixels[i..<(i + 4)])
+        } else if a >= 128 {
+          inkPixels += 1
+          weakest = min(weakest, luma(out, x, y) - surfaceLuma)
+        }
+      }
+    }
+    #expect(inkPixels > 500)
+    #expect(weakest >= 150, "ink is only \(weakest) luma above the surface")
+    // Same after flattening onto the surface, as the JPEG fallback would.
+    let flat = generator.flattened(out, onto: surface)
+    #expect(luma(flat, 80, 50) - surfaceLuma >= 150)
+    #expect(result.meanLumaAfter > result.meanLumaBefore + 150)
+  }
+
+  @Test func saturatedDarkInkKeepsItsHueAndReachesContrast() {
+    let input = inkDrawing(ink: (20, 30, 110))  // dark navy
+    let result = generator.makeDarkVariant(of: input)
+    #expect(result.kind == .transparent)
+    let c = rgb(result.image, 80, 50)
+    let after = luma(result.image, 80, 50)
+    #expect(c[2] > c[0] && c[2] > c[1], "still blue: \(c)")
+    // At least ~4.5:1 against #1C1C1E (luma ~131), minus rounding.
+    #expect(after >= 128, "navy lifted only to luma \(after)")
+  }
+
+  @Test func darkShadedCutOutIsNotInverted() {
+    // A product photo cut out on transparency (the corpus has a navy mug):
+    // a shaded dark-blue sphere over a soft, semi-transparent black shadow.
+    // It is dark, but shaded over many colours, so it is not "ink": turning
+    // it into a negative (and its shadow into a glow) would be wrong.
+    var rng = SplitMix64(seed: 3)
+    let input = draw(width: 160, height: 140) { x, y in
+      let px = Double(x) + 0.5
+      let py = Double(y) + 0.5
+      let dx = (px - 80) / 45
+      let dy = (py - 60) / 45
+      let r2 = dx * dx + dy * dy
+      if r2 < 1 {
+        let light = 0.35 + 0.65 * max(0, 1 - r2) * (1 - 0.5 * (dx + dy))
+        return (25 * light + rng.noise(2), 30 * light + rng.noise(2),
+                110 * light + rng.noise(3), 255)
+      }
+      let sx = (px - 80) / 60
+      let sy = (py - 118) / 9
+      let s2 = sx * sx + sy * sy
+      return s2 < 1 ? (0, 0, 0, 140 * (1 - s2)) : (0, 0, 0, 0)
+    }
+    let result = generator.makeDarkVariant(of: input)
+    report("dark shaded cut-out", result)
+    #expect(result.kind == .transparent)
+    #expect(mismatches(alphas(result.image), alphas(input)) == 0)
+    // Dark content is left exactly as it was (highlights would be dimmed,
+    // but this content has none above the 3:1 level).
+    #expect(mismatches(result.image.pixels, input.pixels) == 0)
+    #expect(abs(result.meanLumaAfter - result.meanLumaBefore) < 0.01)
+  }
+
+  @Test func lightContentOnTransparencyIsDimmedSlightly() {
+    let input = inkDrawing(ink: (250, 250, 250))
+    let result = generator.makeDarkVariant(of: input)
+    #expect(result.kind == .transparent)
+    #expect(mismatches(alphas(result.image), alphas(input)) == 0)
+    let ratio = result.meanLumaAfter / result.meanLumaBefore
+    #expect(ratio > 0.85 && ratio < 0.95, "ratio \(ratio)")
+  }
+
+  // MARK: Flattening
+
+  @Test func flattenedBlendsStraightAlphaOntoTheBackground() {
+    let input = RGBAImage(
+      width: 3, height: 1,
+      pixels: [255, 0, 0, 128, 10, 200, 30, 0, 1, 2, 3, 255])
+    let flat = generator.flattened(input, onto: surface)
+    #expect(flat.pixels == [142, 14, 15, 255, 28, 28, 30, 255, 1, 2, 3, 255])
+    #expect(generator.flattened(input) == flat)
+
+    // Every alpha value against the exact formula.
+    var pixels: [UInt8] = []
+    for a in 0...255 { pixels += [200, 100, 0, UInt8(a)] }
+    let ramp = generator.flattened(
+      RGBAImage(width: 256, height: 1, pixels: pixels), onto: surface)
+    for a in 0...255 {
+      let alpha = Double(a) / 255
+      let expected = [200.0, 100, 0].enumerated().map { ch, c in
+        c * alpha + Double([surface.r, surface.g, surface.b][ch]) * (1 - alpha)
+      }
+      for ch in 0..<3 {
+        #expect(abs(Double(ramp.pixels[a * 4 + ch]) - expected[ch]) <= 0.5)
+      }
+      #expect(ramp.pixels[a * 4 + 3] == 255)
+    }
+  }
+
+  // MARK: Edge cases
+
+  @Test(arguments: [(1, 1), (2, 1), (1, 7), (3, 3), (33, 2)])
+  func tinyImagesKeepTheirShape(width: Int, height: Int) {
+    let images = [
+      RGBAImage(width: width, height: height, fill: (255, 255, 255, 255)),
+      RGBAImage(width: width, height: height, fill: (0, 0, 0, 255)),
+      RGBAImage(width: width, height: height, fill: (0, 0, 0, 0)),
+      RGBAImage(width: width, height: height, fill: (90, 200, 40, 77)),
+    ]
+    for image in images {
+      let result = generator.makeDarkVariant(of: image)
+      #expect(result.image.width == width && result.image.height == height)
+      #expect(mismatches(alphas(result.image), alphas(image)) == 0)
+      #expect(result.meanLumaAfter <= result.meanLumaBefore + 0.5
+        || result.kind == .transparent)
+    }
+    let white = generator.makeDarkVariant(of: images[0])
+    #expect(white.kind == .lightBackground)
+    #expect(rgb(white.image, 0, 0) == [28, 28, 30])
+    #expect(generator.makeDarkVariant(of: images[2]).meanLumaBefore == 0)
+  }
+
+  @Test func largeProductShotRunsInOnePass() {
+    // 960 x 640: the same scene scaled 4x; checks the mask and feather code
+    // on a realistic size (no timing assertion).
+    let scale = 4.0
+    let input = draw(width: 960, height: 640) { x, y in
+      let px = (Double(x) + 0.5) / scale
+      let py = (Double(y) + 0.5) / scale
+      let back = 255 - ProductShot.shadowDepth(px, py)
+      let dx = px - ProductShot.centre.x
+      let dy = py - ProductShot.centre.y
+      let d = (dx * dx + dy * dy).squareRoot() * scale
+      let coverage = min(max(ProductShot.radius * scale + 0.5 - d, 0), 1)
+      return mix((back, back, back, 255), (30, 60, 200, 255), coverage)
+    }
+    let result = generator.makeDarkVariant(of: input)
+    #expect(result.kind == .lightBackground)
+    #expect(rgb(result.image, 0, 0) == [28, 28, 30])
+    #expect(rgb(result.image, 480, 280) == [29, 58, 192])
+  }
+}
