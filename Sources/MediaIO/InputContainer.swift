@@ -20,8 +20,12 @@ public struct StreamInfo: Sendable {
   public var height: Int
   /// Sample aspect ratio (video); 0/1 when unknown (treated as 1:1).
   public var sampleAspectRatio: Rational
-  /// Nominal frame rate (`avg_frame_rate`, else `r_frame_rate`) in frames per second.
+  /// Average frame rate (`avg_frame_rate`: frames ÷ duration) in frames
+  /// per second; 0/0 when unknown.
   public var frameRate: Rational
+  /// The container's base rate (`r_frame_rate`: the lowest rate all
+  /// timestamps fit), frames per second; meaningless for some VFR files.
+  public var baseFrameRate: Rational
   /// How the display matrix (`AV_PKT_DATA_DISPLAYMATRIX` stream side data,
   /// the ISO BMFF `tkhd` matrix) turns stored pixels into displayed ones.
   public var orientation: DisplayTransform
@@ -115,6 +119,12 @@ public final class InputContainer {
     let url = "file:" + path
     let status = avformat_open_input(&ctx, url, nil, &options)
     guard status >= 0, let opened = ctx else {
+      if status == marquee_AVERROR(EINVAL) {
+        // The probed format is not on the allow-list (a playlist, a concat
+        // list, a picture where a video is expected, …).
+        throw .failure("avformat_open_input", name,
+                       "not a container format accepted here (accepted: \(allowedFormats.joined(separator: ", ")))")
+      }
       throw MediaIOError(status: status, function: "avformat_open_input", context: name)
     }
     context = opened
@@ -214,8 +224,7 @@ public final class InputContainer {
     default: kind = .other
     }
     let codec = avcodec_get_name(par.pointee.codec_id).map { String(cString: $0) } ?? "unknown"
-    var rate = Rational(s.pointee.avg_frame_rate)
-    if !rate.isValid { rate = Rational(s.pointee.r_frame_rate) }
+    let rate = Rational(s.pointee.avg_frame_rate)
     var sar = Rational(par.pointee.sample_aspect_ratio)
     if !sar.isValid { sar = Rational(s.pointee.sample_aspect_ratio) }
     let tb = Rational(s.pointee.time_base)
@@ -227,7 +236,7 @@ public final class InputContainer {
     return StreamInfo(
       index: index, kind: kind, codecName: codec, timeBase: tb,
       width: Int(par.pointee.width), height: Int(par.pointee.height),
-      sampleAspectRatio: sar, frameRate: rate,
+      sampleAspectRatio: sar, frameRate: rate, baseFrameRate: Rational(s.pointee.r_frame_rate),
       orientation: orientation(of: s),
       sampleRate: Int(par.pointee.sample_rate), channels: Int(par.pointee.ch_layout.nb_channels),
       duration: duration,

@@ -71,8 +71,10 @@ private func luma(_ image: RGBAImage, _ x: Int, _ y: Int) -> Double {
 
 private func rgb(_ image: RGBAImage, _ x: Int, _ y: Int) -> [Int] {
   let i = image.offset(x: x, y: y)
-  return [Int(image.pixels[i]), Int(image.pixels[i + 1]),
-          Int(image.pixels[i + 2])]
+  return [
+    Int(image.pixels[i]), Int(image.pixels[i + 1]),
+    Int(image.pixels[i + 2]),
+  ]
 }
 
 /// HSV saturation, 0...1.
@@ -85,6 +87,22 @@ private func saturation(_ image: RGBAImage, _ x: Int, _ y: Int) -> Double {
 
 private func alphas(_ image: RGBAImage) -> [UInt8] {
   stride(from: 3, to: image.pixels.count, by: 4).map { image.pixels[$0] }
+}
+
+/// Pearson correlation coefficient of two equally long samples.
+private func pearson(_ a: [Double], _ b: [Double]) -> Double {
+  let n = Double(a.count)
+  let meanA = a.reduce(0, +) / n
+  let meanB = b.reduce(0, +) / n
+  var cov = 0.0
+  var varA = 0.0
+  var varB = 0.0
+  for (x, y) in zip(a, b) {
+    cov += (x - meanA) * (y - meanB)
+    varA += (x - meanA) * (x - meanA)
+    varB += (y - meanB) * (y - meanB)
+  }
+  return cov / (varA * varB).squareRoot()
 }
 
 /// Number of positions where two byte arrays differ (plus any length
@@ -163,7 +181,8 @@ private func syntheticPhoto(seed: UInt64, width: Int = 200, height: Int = 150)
     let v = Double(y) / Double(height)
     let r = 60 + 140 * u + 25 * sin(Double(y) / 9) + rng.noise(10)
     let g = 50 + 110 * v + 20 * cos(Double(x) / 13) + rng.noise(10)
-    let b = 90 + 70 * (u + v) / 2 + 30 * sin(Double(x + y) / 17)
+    let b =
+      90 + 70 * (u + v) / 2 + 30 * sin(Double(x + y) / 17)
       + rng.noise(10)
     return (r, g, b, 255)
   }
@@ -204,8 +223,10 @@ private func inkDrawing(ink: (Double, Double, Double)) -> RGBAImage {
     for (x0, y0, x1, y1) in segments {
       let dx = x1 - x0
       let dy = y1 - y0
-      let t = min(max(((px - x0) * dx + (py - y0) * dy) / (dx * dx + dy * dy),
-                      0), 1)
+      let t = min(
+        max(
+          ((px - x0) * dx + (py - y0) * dy) / (dx * dx + dy * dy),
+          0), 1)
       let ex = px - (x0 + t * dx)
       let ey = py - (y0 + t * dy)
       nearest = min(nearest, (ex * ex + ey * ey).squareRoot())
@@ -294,16 +315,18 @@ struct DarkVariantGeneratorTests {
         mapped += 1
         // Same ratio to the surface as to the backdrop, within one level.
         #expect(abs(after / surfaceLuma - before / 255) < 0.04)
-        #expect(after <= surfaceLuma + 0.5 && after <= previous + 0.01,
-                "deeper shadow must not get lighter at x=\(x)")
+        #expect(
+          after <= surfaceLuma + 0.5 && after <= previous + 0.01,
+          "deeper shadow must not get lighter at x=\(x)")
         previous = after
       } else if depth > 6 {
         kept += 1
         #expect(abs(after - before * 0.96) <= 2, "x=\(x) \(before) -> \(after)")
       }
     }
-    print("[DarkVariant] shadow row: \(mapped) faint pixels mapped, "
-      + "\(kept) deep pixels kept")
+    print(
+      "[DarkVariant] shadow row: \(mapped) faint pixels mapped, "
+        + "\(kept) deep pixels kept")
     #expect(mapped >= 3 && kept >= 10)
   }
 
@@ -318,8 +341,10 @@ struct DarkVariantGeneratorTests {
       let dy = Double(y) + 0.5 - centre.y
       let d = (dx * dx + dy * dy).squareRoot()
       let t = min(max((55 - d) / 3, 0), 1)  // 0 outside, ramp, 1 inside
-      let body: RGBA = (250 - 20 * max(0, dx) / 55, 250 - 20 * max(0, dx) / 55,
-                        247 - 22 * max(0, dx) / 55, 255)
+      let body: RGBA = (
+        250 - 20 * max(0, dx) / 55, 250 - 20 * max(0, dx) / 55,
+        247 - 22 * max(0, dx) / 55, 255
+      )
       return mix((255, 255, 255, 255), body, t)
     }
     let result = generator.makeDarkVariant(of: input)
@@ -356,8 +381,9 @@ struct DarkVariantGeneratorTests {
     for y in (box.y0 + t)..<(box.y1 - t) {
       for x in (box.x0 + t)..<(box.x1 - t) {
         let c = rgb(out, x, y)
-        #expect(c.allSatisfy { abs(Double($0) - 255 * 0.96) <= 2 },
-                "interior (\(x),\(y)) became \(c)")
+        #expect(
+          c.allSatisfy { abs(Double($0) - 255 * 0.96) <= 2 },
+          "interior (\(x),\(y)) became \(c)")
         if c.contains(where: { abs(Double($0) - 255 * 0.96) > 2 }) { return }
       }
     }
@@ -374,8 +400,10 @@ struct DarkVariantGeneratorTests {
     let generator = DarkVariantGenerator(options: .init(surface: black))
     let out = generator.makeDarkVariant(of: ProductShot.image()).image
     #expect(rgb(out, 0, 0) == [0, 0, 0])
-    #expect(DarkVariantGenerator.Options().surface == DarkSurface(
-      r: 0x1C, g: 0x1C, b: 0x1E))
+    #expect(
+      DarkVariantGenerator.Options().surface
+        == DarkSurface(
+          r: 0x1C, g: 0x1C, b: 0x1E))
   }
 
   // MARK: Photograph
@@ -409,26 +437,27 @@ struct DarkVariantGeneratorTests {
     #expect(checked > 10_000)
 
     // Pearson correlation of luma before/after: essentially 1.
-    var sx = 0.0, sy = 0.0, sxx = 0.0, syy = 0.0, sxy = 0.0
-    var satBefore = 0.0, satAfter = 0.0
+    var before: [Double] = []
+    var after: [Double] = []
+    var satBefore = 0.0
+    var satAfter = 0.0
     for y in 0..<h {
       for x in 0..<w {
-        let u = luma(input, x, y)
-        let v = luma(out, x, y)
-        sx += u; sy += v; sxx += u * u; syy += v * v; sxy += u * v
+        before.append(luma(input, x, y))
+        after.append(luma(out, x, y))
         satBefore += saturation(input, x, y)
         satAfter += saturation(out, x, y)
       }
     }
-    let n = Double(w * h)
-    let correlation = (sxy - sx * sy / n)
-      / ((sxx - sx * sx / n) * (syy - sy * sy / n)).squareRoot()
+    let correlation = pearson(before, after)
     #expect(correlation > 0.999, "correlation \(correlation)")
 
     // Slightly less saturated: lower, but by no more than about 20 %.
     let satRatio = satAfter / satBefore
-    print(String(format: "[DarkVariant] photo saturation ratio %.3f, "
-      + "luma correlation %.5f", satRatio, correlation))
+    print(
+      String(
+        format: "[DarkVariant] photo saturation ratio %.3f, "
+          + "luma correlation %.5f", satRatio, correlation))
     #expect(satRatio < 0.95 && satRatio > 0.8, "saturation ratio \(satRatio)")
   }
 
@@ -439,8 +468,10 @@ struct DarkVariantGeneratorTests {
     let input = draw(width: 200, height: 150) { x, y in
       let base = 236 + 8 * sin(Double(x) / 15) * cos(Double(y) / 11)
       let n = rng.noise(9)
-      return (base + n + rng.noise(3), base + n + rng.noise(3),
-              base + 4 + n + rng.noise(3), 255)
+      return (
+        base + n + rng.noise(3), base + n + rng.noise(3),
+        base + 4 + n + rng.noise(3), 255
+      )
     }
     let analysis = generator.analyze(input)
     #expect(analysis.background.luma > 200)
@@ -521,8 +552,10 @@ struct DarkVariantGeneratorTests {
       let r2 = dx * dx + dy * dy
       if r2 < 1 {
         let light = 0.35 + 0.65 * max(0, 1 - r2) * (1 - 0.5 * (dx + dy))
-        return (25 * light + rng.noise(2), 30 * light + rng.noise(2),
-                110 * light + rng.noise(3), 255)
+        return (
+          25 * light + rng.noise(2), 30 * light + rng.noise(2),
+          110 * light + rng.noise(3), 255
+        )
       }
       let sx = (px - 80) / 60
       let sy = (py - 118) / 9
@@ -589,8 +622,9 @@ struct DarkVariantGeneratorTests {
       let result = generator.makeDarkVariant(of: image)
       #expect(result.image.width == width && result.image.height == height)
       #expect(mismatches(alphas(result.image), alphas(image)) == 0)
-      #expect(result.meanLumaAfter <= result.meanLumaBefore + 0.5
-        || result.kind == .transparent)
+      #expect(
+        result.meanLumaAfter <= result.meanLumaBefore + 0.5
+          || result.kind == .transparent)
     }
     let white = generator.makeDarkVariant(of: images[0])
     #expect(white.kind == .lightBackground)

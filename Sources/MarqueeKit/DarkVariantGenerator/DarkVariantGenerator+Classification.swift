@@ -181,7 +181,7 @@ extension DarkVariantGenerator {
 /// The ring is the top and bottom `ringY` rows and the left and right
 /// `ringX` columns; when the ring covers a whole row the row is one run.
 @inline(__always)
-fileprivate func forEachRingRun(
+private func forEachRingRun(
   w: Int, h: Int, ringX: Int, ringY: Int, _ body: (Int, Int) -> Void
 ) {
   for y in 0..<h {
@@ -196,7 +196,7 @@ fileprivate func forEachRingRun(
 }
 
 /// The lower median of values counted in a 256-bin histogram.
-fileprivate func median(_ histogram: [Int], count: Int) -> UInt8 {
+private func median(_ histogram: [Int], count: Int) -> UInt8 {
   let half = (count + 1) / 2
   var seen = 0
   for (value, n) in histogram.enumerated() {

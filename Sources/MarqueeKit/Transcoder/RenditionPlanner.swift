@@ -64,23 +64,40 @@ public enum RenditionPlanner {
     Rational(30, 1), Rational(48, 1), Rational(50, 1), Rational(60000, 1001), Rational(60, 1),
   ]
 
-  /// Chooses the constant output rate: the source's nominal rate
-  /// (`avg_frame_rate`, else `r_frame_rate`), snapped to a standard rate
-  /// within 1 %, at most 60 fps (HLS authoring spec 1.18–1.19: frame rates
-  /// up to 60 fps). Rates above 60 are halved until they fit; rates below
-  /// 12 fps or unknown (variable-rate screen recordings) become 30 fps, so
-  /// motion stays smooth when frames arrive irregularly.
-  public static func frameRate(nominal: Rational) -> Rational {
-    guard nominal.isValid else { return Rational(30, 1) }
-    var fps = nominal.doubleValue
-    while fps > 60.5 { fps /= 2 }
-    if fps < 12 { return Rational(30, 1) }
-    if let nearest = standardRates.min(by: { abs($0.doubleValue - fps) < abs($1.doubleValue - fps) }),
-       abs(nearest.doubleValue - fps) / nearest.doubleValue < 0.01 {
-      return nearest
+  /// Chooses the constant output rate from the source's nominal rates, at
+  /// most 60 fps (HLS authoring spec 1.18–1.19).
+  ///
+  /// The average rate (`avg_frame_rate`) is tried first, then the base rate
+  /// (`r_frame_rate`); the first that lies within 1 % of a standard rate
+  /// (23.976 … 60) wins, so a clip with one dropped frame (average 27.5 fps,
+  /// base 30) still comes out at 30. Rates above 60 are halved until they
+  /// fit. When neither is standard, an average between 12 and 60 fps is
+  /// kept (to millihertz precision); below 12 fps or unknown (variable-rate
+  /// screen recordings) the output is 30 fps, so motion stays smooth when
+  /// frames arrive irregularly.
+  public static func frameRate(average: Rational, base: Rational = Rational(0, 0)) -> Rational {
+    func normalised(_ r: Rational) -> Double? {
+      guard r.isValid else { return nil }
+      var fps = r.doubleValue
+      while fps > 60.5 { fps /= 2 }
+      return fps
     }
-    // A non-standard rate: keep it, to millihertz precision.
-    return Rational(Int32((fps * 1000).rounded()), 1000)
+    for candidate in [average, base] {
+      guard let fps = normalised(candidate), fps >= 12 else { continue }
+      if let nearest = standardRates.min(by: { abs($0.doubleValue - fps) < abs($1.doubleValue - fps) }),
+         abs(nearest.doubleValue - fps) / nearest.doubleValue < 0.01 {
+        return nearest
+      }
+    }
+    if let fps = normalised(average), fps >= 12 {
+      var num = Int32((fps * 1000).rounded()), den: Int32 = 1000
+      // Lowest terms, so 15000/1000 reads as 15/1.
+      var a = num, b = den
+      while b != 0 { (a, b) = (b, a % b) }
+      num /= a; den /= a
+      return Rational(num, den)
+    }
+    return Rational(30, 1)
   }
 
   /// The display size of a coded picture: the width stretched by the sample
@@ -108,7 +125,7 @@ public enum RenditionPlanner {
   public static func plan(stream: StreamInfo, requests: [RenditionRequest], maxHeight: Int) -> VideoPlan {
     let display = displaySize(codedWidth: stream.width, codedHeight: stream.height,
                               sampleAspectRatio: stream.sampleAspectRatio, transform: stream.orientation)
-    let fps = frameRate(nominal: stream.frameRate)
+    let fps = frameRate(average: stream.frameRate, base: stream.baseFrameRate)
     let shortSide = min(display.width, display.height)
     let portrait = display.height > display.width
     let cap = min(maxHeight, shortSide)

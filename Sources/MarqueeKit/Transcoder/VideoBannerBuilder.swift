@@ -1,0 +1,78 @@
+import Foundation
+
+/// A built video banner: its manifest entry and what to tell the user.
+public struct BuiltVideoBanner: Sendable {
+  public var entry: VideoManifestEntry
+  public var warnings: [String]
+  /// One line: codecs, ladder, frame rate, duration, cover time.
+  public var summary: String
+  public var result: TranscodeResult
+}
+
+/// The video banner's stage chain: transcoder → master playlist from
+/// measured segments → cover extractor (with its dark variant) → the
+/// manifest entry, whose duration is measured from the output that `url`
+/// points at (the sum of the default variant's `#EXTINF`, or the MP4's).
+public struct VideoBannerBuilder: Sendable {
+  public var settings: JobSettings
+  public var darkVariants: DarkVariantGenerator
+  /// x264 threads per rendition; fixed (not derived from how many items run
+  /// at once) so the same job encodes to the same bytes.
+  public var encoderThreads: Int
+
+  public init(settings: JobSettings, darkVariants: DarkVariantGenerator, encoderThreads: Int = 0) {
+    self.settings = settings
+    self.darkVariants = darkVariants
+    self.encoderThreads = encoderThreads
+  }
+
+  /// Builds `spec` into `bundleRoot/folder`.
+  ///
+  /// - Throws: `TranscodeError`, `MediaIOError` or a file-system error; the
+  ///   caller removes the item's folder.
+  public func build(_ spec: BannerSpec, bundleRoot: URL, folder: String) throws -> BuiltVideoBanner {
+    let dir = bundleRoot.appendingPathComponent(folder, isDirectory: true)
+    let limits = InputLimits(maxFileSize: settings.maxFileSize, maxPixels: settings.maxPixels,
+                             maxDuration: settings.maxDuration)
+    let request = TranscodeRequest(
+      source: spec.source, outputDirectory: dir, segmentDuration: settings.segmentDuration,
+      maxHeight: settings.maxHeight, limits: limits, coverPolicy: spec.cover, encoderThreads: encoderThreads)
+    let result = try Transcoder().run(request)
+
+    // Master playlist from measured segments.
+    var variants: [MasterPlaylistWriter.Variant] = []
+    var playlists: [MediaPlaylist] = []
+    for r in result.renditions {
+      let url = dir.appendingPathComponent(r.playlistPath)
+      let playlist = MediaPlaylist(text: try String(contentsOf: url, encoding: .utf8))
+      playlists.append(playlist)
+      variants.append(.init(uri: r.playlistPath,
+                            bandwidth: MeasuredBandwidth(playlist: playlist, directory: url.deletingLastPathComponent()),
+                            codecs: r.codecs, width: r.plan.width, height: r.plan.height,
+                            frameRate: result.plan.frameRate.doubleValue))
+    }
+    let master = MasterPlaylistWriter().render(variants, defaultIndex: result.plan.mp4Rendition)
+    try Data(master.utf8).write(to: dir.appendingPathComponent("master.m3u8"), options: .atomic)
+
+    let cover = try CoverExtractor(webpQuality: settings.webpQuality, jpegQuality: settings.jpegQuality,
+                                   darkVariants: darkVariants)
+      .write(result.cover, bundleRoot: bundleRoot, directory: folder)
+
+    // The duration of what `url` plays, measured from the output.
+    let hlsDuration = playlists[result.plan.mp4Rendition].duration
+    let mp4Duration = try InputContainer(path: dir.appendingPathComponent(result.mp4Path).path,
+                                         allowedFormats: ["mov", "mp4"]).duration ?? hlsDuration
+    let duration = settings.videoURL == .mp4 ? mp4Duration : hlsDuration
+    let top = result.renditions[0].plan
+    let entry = VideoManifestEntry(
+      id: spec.id, playlistPath: "\(folder)/master.m3u8", mp4Path: "\(folder)/\(result.mp4Path)",
+      coverPath: cover.webp, coverJPEGPath: cover.jpeg, darkCoverPath: cover.darkWebP,
+      darkCoverJPEGPath: cover.darkJPEG, duration: duration, width: top.width, height: top.height,
+      autoplay: spec.autoplay, muted: spec.muted, link: spec.link, urlChoice: settings.videoURL)
+    let ladder = result.renditions.map { "\($0.plan.width)x\($0.plan.height)" }.joined(separator: ", ")
+    let summary = String(format: "%@ → H.264 %@ @ %.3f fps%@, %.3f s, cover at %.2f s",
+                         result.sourceCodec, ladder, result.plan.frameRate.doubleValue,
+                         result.hasAudio ? " + AAC" : "", duration, result.coverTime)
+    return BuiltVideoBanner(entry: entry, warnings: result.warnings, summary: summary, result: result)
+  }
+}
