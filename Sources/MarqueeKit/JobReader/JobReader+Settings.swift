@@ -7,7 +7,7 @@ extension JobDocumentValidator {
   static let settingsKeys = [
     "segment_duration", "max_height", "image_width", "webp_quality", "jpeg_quality",
     "dark_surface", "background", "max_duration", "max_pixels", "max_file_size_mb",
-    "video_url",
+    "video_url", "renditions", "mp4_height", "image_widths",
   ]
 
   /// Validates the `settings` object; absent keys keep `JobSettings.default`.
@@ -70,7 +70,54 @@ extension JobDocumentValidator {
       }
       settings.videoURL = choice
     }
+    if let value = object["renditions"] {
+      settings.renditions = try renditions(value, at: path("renditions"))
+    }
+    if let value = object["mp4_height"] {
+      settings.mp4Height = try integer(value, at: path("mp4_height"), in: JobSettings.maxHeightRange, unit: " pixels")
+    }
+    if let value = object["image_widths"] {
+      if object["image_width"] != nil {
+        throw fail(path("image_widths"), "give either image_width or image_widths, not both")
+      }
+      let keyPath = path("image_widths")
+      guard let list = value as? [Any] else { throw mismatch("an array of widths", found: value, at: keyPath) }
+      guard (1...JobSettings.maxLadderCount).contains(list.count) else {
+        throw fail(keyPath, "must list 1 to \(JobSettings.maxLadderCount) widths, found \(list.count)")
+      }
+      var widths: [Int] = []
+      for (i, item) in list.enumerated() {
+        let w = try integer(item, at: "\(keyPath)[\(i)]", in: JobSettings.imageWidthRange, unit: " pixels")
+        if widths.contains(w) { throw fail("\(keyPath)[\(i)]", "width \(w) is listed twice") }
+        widths.append(w)
+      }
+      settings.imageWidths = widths.sorted()
+    }
     return settings
+  }
+
+  /// `[{"height": 720, "bitrate_kbps": 3000}, …]`: 1 to 8 rungs of distinct
+  /// heights within `max_height`'s range.
+  private func renditions(_ value: Any, at path: String) throws(JobError) -> [RenditionRequest] {
+    guard let list = value as? [Any] else { throw mismatch("an array of renditions", found: value, at: path) }
+    guard (1...JobSettings.maxLadderCount).contains(list.count) else {
+      throw fail(path, "must list 1 to \(JobSettings.maxLadderCount) renditions, found \(list.count)")
+    }
+    var result: [RenditionRequest] = []
+    for (i, item) in list.enumerated() {
+      let itemPath = "\(path)[\(i)]"
+      let object = try self.object(item, at: itemPath)
+      try checkKeys(of: object, allowed: ["height", "bitrate_kbps"], at: itemPath)
+      guard let h = object["height"] else { throw fail("\(itemPath).height", "required key is missing") }
+      guard let b = object["bitrate_kbps"] else { throw fail("\(itemPath).bitrate_kbps", "required key is missing") }
+      let height = try integer(h, at: "\(itemPath).height", in: JobSettings.maxHeightRange, unit: " pixels")
+      let kbps = try integer(b, at: "\(itemPath).bitrate_kbps", in: JobSettings.bitrateRange, unit: " kbit/s")
+      if result.contains(where: { $0.height == height }) {
+        throw fail("\(itemPath).height", "height \(height) is listed twice")
+      }
+      result.append(RenditionRequest(height: height, bitrateKbps: kbps))
+    }
+    return result
   }
 
   /// A duration in seconds: a finite number above `lower` (or equal to it

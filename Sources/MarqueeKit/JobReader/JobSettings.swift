@@ -40,6 +40,19 @@ public struct JobSettings: Sendable, Equatable {
   /// What the `url` of a video banner in banners.json points at
   /// (`video_url`: `"hls"` or `"mp4"`). Default `.hls`.
   public var videoURL: VideoURLChoice
+  /// The HLS rendition ladder (`renditions`: `[{"height": 720,
+  /// "bitrate_kbps": 3000}, …]`, `height` being the short side in pixels).
+  /// Default `RenditionRequest.defaultLadder` (after Apple's HLS authoring
+  /// spec §1.25); rungs above `max_height` or the source are dropped.
+  public var renditions: [RenditionRequest]
+  /// Short side of the rendition muxed to the MP4 (`mp4_height`); nil picks
+  /// the rendition nearest 720. When no rendition has exactly this size, the
+  /// nearest one is used.
+  public var mp4Height: Int?
+  /// Image output widths in pixels (`image_widths`), e.g. `[780, 1170]` for
+  /// @2x and @3x of a 390 pt phone; nil means `image_width` and two thirds
+  /// of it. Widths above the source are dropped (never upscaled).
+  public var imageWidths: [Int]?
 
   /// Creates settings; every parameter defaults to the documented default.
   public init(
@@ -53,7 +66,10 @@ public struct JobSettings: Sendable, Equatable {
     maxDuration: Double = 600,
     maxPixels: Int = 40_000_000,
     maxFileSize: Int64 = 2048 * JobSettings.bytesPerMB,
-    videoURL: VideoURLChoice = .hls
+    videoURL: VideoURLChoice = .hls,
+    renditions: [RenditionRequest] = RenditionRequest.defaultLadder,
+    mp4Height: Int? = nil,
+    imageWidths: [Int]? = nil
   ) {
     self.segmentDuration = segmentDuration
     self.maxHeight = maxHeight
@@ -66,6 +82,9 @@ public struct JobSettings: Sendable, Equatable {
     self.maxPixels = maxPixels
     self.maxFileSize = maxFileSize
     self.videoURL = videoURL
+    self.renditions = renditions
+    self.mp4Height = mp4Height
+    self.imageWidths = imageWidths
   }
 
   /// All defaults, the one place they are defined.
@@ -89,6 +108,10 @@ public struct JobSettings: Sendable, Equatable {
   /// Largest accepted `max_file_size_mb`, MB (the smallest is anything
   /// above 0).
   public static let maxFileSizeMBLimit: Double = 1_048_576
+  /// Accepted `bitrate_kbps` of a rendition, kbit/s.
+  public static let bitrateRange: ClosedRange<Int> = 100...50_000
+  /// Most renditions (or image widths) a job may ask for.
+  public static let maxLadderCount = 8
   /// Bytes in one `max_file_size_mb` unit (a mebibyte).
   public static let bytesPerMB: Int64 = 1_048_576
 }

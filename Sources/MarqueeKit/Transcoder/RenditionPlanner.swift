@@ -119,10 +119,13 @@ public enum RenditionPlanner {
   /// - Parameters:
   ///   - requests: the ladder, in any order.
   ///   - maxHeight: the job's cap on the short side.
+  ///   - mp4Height: the short side wanted for the MP4 (default 720); the
+  ///     nearest rendition is chosen.
   /// - Returns: the plan; never upscales: rungs above the source's short side
   ///   are dropped, and when none is left the source's own size (capped at
   ///   `maxHeight`) is the single rendition.
-  public static func plan(stream: StreamInfo, requests: [RenditionRequest], maxHeight: Int) -> VideoPlan {
+  public static func plan(stream: StreamInfo, requests: [RenditionRequest], maxHeight: Int,
+                          mp4Height: Int? = nil) -> VideoPlan {
     let display = displaySize(codedWidth: stream.width, codedHeight: stream.height,
                               sampleAspectRatio: stream.sampleAspectRatio, transform: stream.orientation)
     let fps = frameRate(average: stream.frameRate, base: stream.baseFrameRate)
@@ -152,7 +155,10 @@ public enum RenditionPlanner {
       return RenditionPlan(width: w, height: h, bitRate: bitRate, maxRate: bitRate * 3 / 2,
                            bufferSize: bitRate * 3, name: "\(min(w, h))p")
     }
-    let mp4 = plans.indices.min { abs(min(plans[$0].width, plans[$0].height) - 720) < abs(min(plans[$1].width, plans[$1].height) - 720) } ?? 0
+    let wanted = mp4Height ?? 720
+    let mp4 = plans.indices.min {
+      abs(min(plans[$0].width, plans[$0].height) - wanted) < abs(min(plans[$1].width, plans[$1].height) - wanted)
+    } ?? 0
     return VideoPlan(displayWidth: display.width, displayHeight: display.height, frameRate: fps,
                      renditions: plans, mp4Rendition: mp4)
   }

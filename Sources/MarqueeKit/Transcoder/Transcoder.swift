@@ -15,9 +15,12 @@ public struct TranscodeRequest: Sendable {
   public var coverPolicy: CoverPolicy
   /// x264 threads per rendition (0 = libx264's choice).
   public var encoderThreads: Int
+  /// Short side of the rendition muxed to MP4; nil = nearest 720.
+  public var mp4Height: Int?
 
   public init(source: URL, outputDirectory: URL, segmentDuration: Double, ladder: [RenditionRequest] = RenditionRequest.defaultLadder,
-              maxHeight: Int, limits: InputLimits, coverPolicy: CoverPolicy, encoderThreads: Int = 0) {
+              maxHeight: Int, limits: InputLimits, coverPolicy: CoverPolicy, encoderThreads: Int = 0,
+              mp4Height: Int? = nil) {
     self.source = source
     self.outputDirectory = outputDirectory
     self.segmentDuration = segmentDuration
@@ -26,6 +29,7 @@ public struct TranscodeRequest: Sendable {
     self.limits = limits
     self.coverPolicy = coverPolicy
     self.encoderThreads = encoderThreads
+    self.mp4Height = mp4Height
   }
 }
 
@@ -117,7 +121,8 @@ public struct Transcoder {
     input.keepOnly(Set([video.index] + (audio.map { [$0.index] } ?? [])))
     let videoDecoder = try Decoder(container: input, streamIndex: video.index)
 
-    let plan = RenditionPlanner.plan(stream: video, requests: request.ladder, maxHeight: request.maxHeight)
+    let plan = RenditionPlanner.plan(stream: video, requests: request.ladder, maxHeight: request.maxHeight,
+                                     mp4Height: request.mp4Height)
     let fm = FileManager.default
     try? fm.createDirectory(at: request.outputDirectory, withIntermediateDirectories: true)
     let encoderTB = Rational(plan.frameRate.den, plan.frameRate.num)

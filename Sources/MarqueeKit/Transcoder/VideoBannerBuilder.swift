@@ -36,7 +36,8 @@ public struct VideoBannerBuilder: Sendable {
                              maxDuration: settings.maxDuration)
     let request = TranscodeRequest(
       source: spec.source, outputDirectory: dir, segmentDuration: settings.segmentDuration,
-      maxHeight: settings.maxHeight, limits: limits, coverPolicy: spec.cover, encoderThreads: encoderThreads)
+      ladder: settings.renditions, maxHeight: settings.maxHeight, limits: limits, coverPolicy: spec.cover,
+      encoderThreads: encoderThreads, mp4Height: settings.mp4Height)
     let result = try Transcoder().run(request)
 
     // Master playlist from measured segments.
