@@ -150,11 +150,3 @@ struct TranscoderPlanningTests {
     #expect(lines[4] == "720p/index.m3u8" && lines[6] == "360p/index.m3u8")
   }
 }
-
-extension MeasuredBandwidth {
-  init(peak: Int, average: Int) {
-    self.init(playlist: MediaPlaylist(text: ""), directory: URL(fileURLWithPath: "/nonexistent"))
-    self.peak = peak
-    self.average = average
-  }
-}

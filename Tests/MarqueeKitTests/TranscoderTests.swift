@@ -299,6 +299,43 @@ struct TranscoderTests {
     #expect(built.result.plan.frameRate == Rational(60, 1))
   }
 
+  @Test("each rendition has an I-frame playlist whose byte ranges decode to exactly one IDR frame")
+  func iFramePlaylists() throws {
+    let dir = try Self.tempDir()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let src = dir.appendingPathComponent("five.mp4")
+    try SyntheticMedia.writeClip(.init(video: "testsrc2=size=640x360:rate=25", frameRate: Rational(25, 1), duration: 5), to: src.path)
+    _ = try Self.build(src, in: dir)
+    let masterText = try String(contentsOf: Self.master(dir), encoding: .utf8)
+    let iframeLines = masterText.split(separator: "\n").filter { $0.hasPrefix("#EXT-X-I-FRAME-STREAM-INF:") }
+    let (_, variants) = try HLSCheck.variants(master: Self.master(dir))
+    #expect(iframeLines.count == variants.count)
+    for line in iframeLines {
+      let attrs = HLSCheck.attributes(line.dropFirst("#EXT-X-I-FRAME-STREAM-INF:".count))
+      #expect(attrs["BANDWIDTH"] != nil && attrs["CODECS"]?.hasPrefix("avc1.") == true && attrs["RESOLUTION"] != nil)
+      #expect(attrs["CODECS"]?.contains("mp4a") == false)
+      let uri = try #require(attrs["URI"])
+      let playlist = Self.master(dir).deletingLastPathComponent().appendingPathComponent(uri)
+      let lines = try String(contentsOf: playlist, encoding: .utf8).split(separator: "\n").map(String.init)
+      #expect(lines.contains("#EXT-X-I-FRAMES-ONLY") && lines.contains("#EXT-X-ENDLIST"))
+      let map = try #require(lines.first { $0.hasPrefix("#EXT-X-MAP:URI=\"") })
+      let initURL = playlist.deletingLastPathComponent().appendingPathComponent(String(map.dropFirst(16).dropLast()))
+      var entries = 0
+      for (i, l) in lines.enumerated() where l.hasPrefix("#EXT-X-BYTERANGE:") {
+        let range = l.dropFirst("#EXT-X-BYTERANGE:".count).split(separator: "@")
+        let length = try #require(Int(range[0])), offset = try #require(Int(range[1]))
+        let segment = try Data(contentsOf: playlist.deletingLastPathComponent().appendingPathComponent(lines[i + 1]))
+        #expect(offset + length <= segment.count)
+        let piece = dir.appendingPathComponent("iframe-\(entries).mp4")
+        try (try Data(contentsOf: initURL) + segment.subdata(in: offset..<(offset + length))).write(to: piece)
+        let frames = try FFprobe.videoFrames(piece)
+        #expect(frames.count == 1 && frames.first?.pictureType == "I", "\(uri) entry \(entries): \(frames.count) frames")
+        entries += 1
+      }
+      #expect(entries == 3)
+    }
+  }
+
   @Test("mono stays mono; an audio-less source gives outputs without audio", .enabled(if: corpusOK))
   func audioLayouts() throws {
     let dir = try Self.tempDir()

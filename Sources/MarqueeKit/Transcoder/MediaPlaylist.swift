@@ -69,6 +69,11 @@ public struct MeasuredBandwidth: Sendable, Equatable {
   /// Total bits / total duration, bits per second.
   public var average: Int
 
+  public init(peak: Int, average: Int) {
+    self.peak = peak
+    self.average = average
+  }
+
   /// Measures from the playlist and the sizes of the files it lists,
   /// resolved against `directory`. Each segment's bytes include its share
   /// of the initialization section (spread over the segments) so the figure
@@ -112,11 +117,21 @@ public struct MasterPlaylistWriter: Sendable {
     public var frameRate: Double
   }
 
+  /// One `#EXT-X-I-FRAME-STREAM-INF` entry (spec §6.1, §9.4).
+  public struct IFrameVariant: Sendable, Equatable {
+    public var uri: String
+    public var bandwidth: MeasuredBandwidth
+    /// Video codec only, e.g. `avc1.64001F`.
+    public var codecs: String
+    public var width: Int
+    public var height: Int
+  }
+
   public init() {}
 
   /// The playlist text; `defaultIndex` is moved first, the rest follow by
-  /// descending bandwidth.
-  public func render(_ variants: [Variant], defaultIndex: Int) -> String {
+  /// descending bandwidth; I-frame playlists come last.
+  public func render(_ variants: [Variant], defaultIndex: Int, iFrames: [IFrameVariant] = []) -> String {
     var order = variants.indices.filter { $0 != defaultIndex }.sorted { variants[$0].bandwidth.peak > variants[$1].bandwidth.peak }
     if variants.indices.contains(defaultIndex) { order.insert(defaultIndex, at: 0) }
     var lines = ["#EXTM3U", "#EXT-X-VERSION:7", "#EXT-X-INDEPENDENT-SEGMENTS"]
@@ -125,6 +140,10 @@ public struct MasterPlaylistWriter: Sendable {
       lines.append("#EXT-X-STREAM-INF:BANDWIDTH=\(v.bandwidth.peak),AVERAGE-BANDWIDTH=\(v.bandwidth.average),"
         + "CODECS=\"\(v.codecs)\",RESOLUTION=\(v.width)x\(v.height),FRAME-RATE=\(String(format: "%.3f", v.frameRate))")
       lines.append(v.uri)
+    }
+    for f in iFrames {
+      lines.append("#EXT-X-I-FRAME-STREAM-INF:BANDWIDTH=\(f.bandwidth.peak),AVERAGE-BANDWIDTH=\(f.bandwidth.average),"
+        + "CODECS=\"\(f.codecs)\",RESOLUTION=\(f.width)x\(f.height),URI=\"\(f.uri)\"")
     }
     return lines.joined(separator: "\n") + "\n"
   }

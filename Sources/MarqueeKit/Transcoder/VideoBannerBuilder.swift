@@ -42,17 +42,28 @@ public struct VideoBannerBuilder: Sendable {
 
     // Master playlist from measured segments.
     var variants: [MasterPlaylistWriter.Variant] = []
+    var iFrames: [MasterPlaylistWriter.IFrameVariant] = []
     var playlists: [MediaPlaylist] = []
     for r in result.renditions {
       let url = dir.appendingPathComponent(r.playlistPath)
+      let folder = url.deletingLastPathComponent()
       let playlist = MediaPlaylist(text: try String(contentsOf: url, encoding: .utf8))
       playlists.append(playlist)
       variants.append(.init(uri: r.playlistPath,
-                            bandwidth: MeasuredBandwidth(playlist: playlist, directory: url.deletingLastPathComponent()),
+                            bandwidth: MeasuredBandwidth(playlist: playlist, directory: folder),
                             codecs: r.codecs, width: r.plan.width, height: r.plan.height,
                             frameRate: result.plan.frameRate.doubleValue))
+      // I-frame playlist beside the media playlist (spec §6.1).
+      guard let iframe = IFramePlaylistWriter().render(media: playlist, directory: folder) else {
+        throw TranscodeError("cannot index the I-frames of \(r.playlistPath): a segment is not a parsable fMP4 fragment")
+      }
+      let iframeName = "\(r.plan.name)/iframes.m3u8"
+      try Data(iframe.text.utf8).write(to: dir.appendingPathComponent(iframeName), options: .atomic)
+      let videoCodec = r.codecs.split(separator: ",").first.map(String.init) ?? r.codecs
+      iFrames.append(.init(uri: iframeName, bandwidth: iframe.bandwidth, codecs: videoCodec,
+                           width: r.plan.width, height: r.plan.height))
     }
-    let master = MasterPlaylistWriter().render(variants, defaultIndex: result.plan.mp4Rendition)
+    let master = MasterPlaylistWriter().render(variants, defaultIndex: result.plan.mp4Rendition, iFrames: iFrames)
     try Data(master.utf8).write(to: dir.appendingPathComponent("master.m3u8"), options: .atomic)
 
     let cover = try CoverExtractor(webpQuality: settings.webpQuality, jpegQuality: settings.jpegQuality,
