@@ -6,7 +6,7 @@ DEMO_MEDIA := Pipelines/demo-media
 # the independent oracle the tests read our output with.
 PACKAGES := pkg-config libavformat-dev libavcodec-dev libavfilter-dev \
   libswscale-dev libswresample-dev libavutil-dev libwebp-dev liblcms2-dev \
-  libheif-dev ffmpeg
+  libheif-dev libjpeg62-turbo-dev ffmpeg nginx
 
 .PHONY: demo test build setup clean
 

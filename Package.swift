@@ -21,6 +21,21 @@ let package = Package(
       pkgConfig: "libwebp",
       providers: [.apt(["libwebp-dev"])]
     ),
+    .systemLibrary(
+      name: "CLCMS2",
+      pkgConfig: "lcms2",
+      providers: [.apt(["liblcms2-dev"])]
+    ),
+    .systemLibrary(
+      name: "CHeif",
+      pkgConfig: "libheif",
+      providers: [.apt(["libheif-dev"])]
+    ),
+    .systemLibrary(
+      name: "CJPEG",
+      pkgConfig: "libjpeg",
+      providers: [.apt(["libjpeg62-turbo-dev"])]
+    ),
 
     // A few lines of C for file-system calls Swift's Glibc module hides.
     .target(name: "CFileSystem"),
@@ -28,7 +43,7 @@ let package = Package(
     // MARK: - Core
     // The only module that imports the C libraries: every FFmpeg status code
     // becomes a typed `MediaIOError` here.
-    .target(name: "MediaIO", dependencies: ["CFFmpeg", "CWebP"]),
+    .target(name: "MediaIO", dependencies: ["CFFmpeg", "CWebP", "CLCMS2", "CHeif", "CJPEG"]),
     // The pipeline stages: job reader, transcoder, cover extractor, dark
     // variant generator, image renderer, manifest emitter.
     .target(name: "MarqueeKit", dependencies: ["MediaIO", "CFileSystem"]),

@@ -32,6 +32,7 @@ struct BannerItemBuilder: Sendable {
       case let e as TranscodeError: reason = e.reason
       case let e as MediaIOError: reason = e.description
       case let e as ItemFailure: reason = e.reason
+      case let e as ImageRenderError: reason = e.message
       default: reason = "\(error)"
       }
       return ItemOutcome(id: spec.id, kind: spec.kind, entry: nil,

@@ -1,0 +1,153 @@
+#ifndef MARQUEE_CJPEG_SHIM_H
+#define MARQUEE_CJPEG_SHIM_H
+
+// libjpeg-turbo (libjpeg62-turbo-dev). libjpeg reports fatal errors through
+// an `error_exit` callback that must not return, which in C means longjmp.
+// Swift cannot call setjmp, so the whole decode runs in this one C function:
+// the longjmp only ever crosses libjpeg's frames and this function's, never a
+// Swift frame.
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <setjmp.h>
+#include <jpeglib.h>
+#include <jerror.h>
+
+/// Size of the message buffers below (`JMSG_LENGTH_MAX`).
+enum { marquee_JPEG_MESSAGE_LENGTH = JMSG_LENGTH_MAX };
+
+/// What `marquee_jpeg_decode` produced.
+typedef struct marquee_jpeg_image {
+  /// `width * height * components` bytes, row by row, no padding; allocated
+  /// with malloc, released with `marquee_jpeg_free`. NULL on failure.
+  unsigned char *pixels;
+  unsigned int width;
+  unsigned int height;
+  /// 1 (gray), or 4: R, G, B, 255 for colour JPEGs, C, M, Y, K for CMYK/YCCK.
+  int components;
+  /// The JPEG holds CMYK (or YCCK, converted to CMYK by libjpeg).
+  int is_cmyk;
+  /// An Adobe APP14 marker was present: Adobe writes CMYK inverted
+  /// (0 = full ink), as every reader that follows Photoshop assumes.
+  int saw_adobe_marker;
+  /// Number of libjpeg warnings (corrupt or missing data).
+  int warnings;
+  /// The data ended before the image was complete (`JWRN_JPEG_EOF`); the
+  /// missing rows were filled by libjpeg.
+  int premature_end;
+  /// The first warning's text.
+  char warning[JMSG_LENGTH_MAX];
+} marquee_jpeg_image;
+
+typedef struct marquee_jpeg_error_mgr {
+  struct jpeg_error_mgr pub;
+  jmp_buf jump;
+  marquee_jpeg_image *image;
+  char message[JMSG_LENGTH_MAX];
+} marquee_jpeg_error_mgr;
+
+static inline void marquee_jpeg_error_exit(j_common_ptr cinfo) {
+  marquee_jpeg_error_mgr *err = (marquee_jpeg_error_mgr *)cinfo->err;
+  (*cinfo->err->format_message)(cinfo, err->message);
+  longjmp(err->jump, 1);
+}
+
+static inline void marquee_jpeg_emit_message(j_common_ptr cinfo, int level) {
+  marquee_jpeg_error_mgr *err = (marquee_jpeg_error_mgr *)cinfo->err;
+  if (level >= 0) return; /* trace output, not a warning */
+  marquee_jpeg_image *image = err->image;
+  if (image->warnings == 0) (*cinfo->err->format_message)(cinfo, image->warning);
+  image->warnings += 1;
+  if (cinfo->err->msg_code == JWRN_JPEG_EOF) image->premature_end = 1;
+  cinfo->err->num_warnings += 1;
+}
+
+static inline void marquee_jpeg_output_message(j_common_ptr cinfo) { (void)cinfo; }
+
+/// Decodes a complete JPEG held in memory (`jpeg_mem_src`).
+///
+/// Gray JPEGs come out as 1 byte per pixel, YCbCr/RGB as RGBA
+/// (`JCS_EXT_RGBA`, alpha 255), CMYK and Adobe YCCK as CMYK (libjpeg does
+/// the YCC→CMY step for YCCK; inversion is left to the caller, see
+/// `saw_adobe_marker`).
+///
+/// - scale_denom: 1, 2, 4 or 8: libjpeg's DCT-domain downscale
+///   (`scale_num = 1`), each side becomes ceil(side / scale_denom).
+/// - max_memory: libjpeg's working-memory cap in bytes (0 = default).
+/// - message: a buffer of `marquee_JPEG_MESSAGE_LENGTH` bytes that receives
+///   libjpeg's error text on failure.
+/// Returns 0 on success, -1 on failure (nothing to free then).
+static inline int marquee_jpeg_decode(const unsigned char *data, unsigned long size,
+                                      unsigned int scale_denom, long max_memory,
+                                      marquee_jpeg_image *out, char *message) {
+  struct jpeg_decompress_struct cinfo;
+  marquee_jpeg_error_mgr err;
+  unsigned char *volatile pixels = NULL;
+  memset(out, 0, sizeof(*out));
+  memset(&cinfo, 0, sizeof(cinfo));
+  memset(&err, 0, sizeof(err));
+  cinfo.err = jpeg_std_error(&err.pub);
+  err.pub.error_exit = marquee_jpeg_error_exit;
+  err.pub.emit_message = marquee_jpeg_emit_message;
+  err.pub.output_message = marquee_jpeg_output_message;
+  err.image = out;
+  if (setjmp(err.jump)) {
+    jpeg_destroy_decompress(&cinfo);
+    free(pixels);
+    memcpy(message, err.message, JMSG_LENGTH_MAX);
+    message[JMSG_LENGTH_MAX - 1] = 0;
+    out->pixels = NULL;
+    return -1;
+  }
+  jpeg_create_decompress(&cinfo);
+  if (max_memory > 0) cinfo.mem->max_memory_to_use = max_memory;
+  jpeg_mem_src(&cinfo, data, size);
+  jpeg_read_header(&cinfo, TRUE);
+  switch (cinfo.jpeg_color_space) {
+  case JCS_GRAYSCALE:
+    cinfo.out_color_space = JCS_GRAYSCALE;
+    break;
+  case JCS_CMYK:
+  case JCS_YCCK:
+    cinfo.out_color_space = JCS_CMYK;
+    out->is_cmyk = 1;
+    break;
+  default:
+    cinfo.out_color_space = JCS_EXT_RGBA;
+    break;
+  }
+  out->saw_adobe_marker = cinfo.saw_Adobe_marker ? 1 : 0;
+  cinfo.scale_num = 1;
+  cinfo.scale_denom = (scale_denom == 2 || scale_denom == 4 || scale_denom == 8) ? scale_denom : 1;
+  jpeg_start_decompress(&cinfo);
+  size_t row = (size_t)cinfo.output_width * (size_t)cinfo.output_components;
+  if (cinfo.output_width == 0 || cinfo.output_height == 0 || cinfo.output_components <= 0 ||
+      (size_t)cinfo.output_height > SIZE_MAX / row) {
+    snprintf(err.message, JMSG_LENGTH_MAX, "invalid output size %ux%u", cinfo.output_width, cinfo.output_height);
+    longjmp(err.jump, 1);
+  }
+  pixels = (unsigned char *)malloc(row * cinfo.output_height);
+  if (pixels == NULL) {
+    snprintf(err.message, JMSG_LENGTH_MAX, "out of memory for %ux%u pixels", cinfo.output_width, cinfo.output_height);
+    longjmp(err.jump, 1);
+  }
+  while (cinfo.output_scanline < cinfo.output_height) {
+    JSAMPROW rowp = pixels + row * cinfo.output_scanline;
+    if (jpeg_read_scanlines(&cinfo, &rowp, 1) != 1) break;
+  }
+  out->width = cinfo.output_width;
+  out->height = cinfo.output_height;
+  out->components = cinfo.output_components;
+  jpeg_finish_decompress(&cinfo);
+  jpeg_destroy_decompress(&cinfo);
+  out->pixels = pixels;
+  return 0;
+}
+
+/// Releases `marquee_jpeg_image.pixels`.
+static inline void marquee_jpeg_free(unsigned char *pixels) { free(pixels); }
+
+#endif

@@ -1,0 +1,201 @@
+import Foundation
+
+/// The image-banner stage: turns one source image into a width ladder of
+/// WebP + JPEG files and their dark variants under `images/<id>/`.
+///
+/// One linear pass per banner (sharp's order, which the comments justify):
+///
+/// 1. **Header and limits.** The file's format is recognised by content and
+///    its header parsed (JPEG SOF, PNG IHDR, GIF blocks, WebP chunks, HEIF
+///    boxes); file size, pixels and animation size are checked before any
+///    decoding, so a 280 MP JPEG or a 4.3 GP PNG is refused at once.
+/// 2. **Decode, colour, orientation** (MediaIO `ImageSource`): libjpeg-turbo
+///    for JPEG (CMYK/YCCK included, shrink-on-load to the widest rung),
+///    libavcodec for PNG and GIF, libwebp for WebP, libheif for HEIF; the
+///    embedded ICC profile (or HEIF nclx) converted to sRGB with Little CMS;
+///    the EXIF orientation applied to the pixels. The outputs carry no EXIF
+///    at all, so the tag cannot be applied twice.
+/// 3. **Resize** each rung with Lanczos, premultiplied when there is alpha.
+/// 4. **Dark variant** of each resized rung (`DarkVariantGenerator`).
+/// 5. **Encode**: WebP keeps alpha; JPEG is flattened onto `background`
+///    (normal) or `darkSurface` (dark), never onto black.
+/// 6. **Write** all files into a temporary folder that replaces
+///    `images/<id>/` only when everything succeeded.
+///
+/// Animated GIF and WebP become animated WebPs within the client's caps
+/// (`maxAnimationFrames`, `maxAnimationBytes` of decoded RGBA at the output
+/// size): frames are dropped evenly keeping the total duration, then the
+/// size is reduced if the frames still do not fit. The JPEG fallback is the
+/// first frame.
+public struct ImageRenderer: Sendable {
+  /// The options in use.
+  public var options: Options
+
+  /// Creates a renderer.
+  public init(options: Options = Options()) {
+    self.options = options
+  }
+
+  // MARK: - API
+
+  /// Renders `source` and writes the files under `bundleRoot/images/<id>/`.
+  ///
+  /// Files, per rung of the ladder: `w<width>.webp`, `w<width>.jpg`,
+  /// `w<width>.dark.webp`, `w<width>.dark.jpg`. An existing
+  /// `images/<id>/` folder is replaced.
+  ///
+  /// - Parameters:
+  ///   - source: a local image file.
+  ///   - id: the banner id, used as a folder name (one path segment).
+  ///   - bundleRoot: the bundle folder.
+  /// - Returns: what was written, with paths relative to `bundleRoot`.
+  /// - Throws: `ImageRenderError` naming the file and the reason; nothing
+  ///   is left behind under `images/<id>/` on failure.
+  public func render(source: URL, id: String, bundleRoot: URL) throws(ImageRenderError) -> RenderedImageSet {
+    let file = source.lastPathComponent
+    try validate(id: id, file: file)
+    let (files, set) = try produce(source: source, folder: "images/\(id)")
+    try write(files, folder: "images/\(id)", bundleRoot: bundleRoot, file: file)
+    return set
+  }
+
+  /// Decodes, resizes and encodes everything in memory.
+  ///
+  /// - Parameter folder: the bundle-relative folder the paths go in.
+  /// - Returns: the file contents keyed by bundle-relative path, and the
+  ///   description of the set.
+  func produce(source: URL, folder: String) throws(ImageRenderError) -> ([(String, Data)], RenderedImageSet) {
+    let file = source.lastPathComponent
+    let imageSource: ImageSource
+    do {
+      imageSource = try ImageSource.open(path: source.path, limits: options.limits,
+                                         maxAnimationPixels: options.maxAnimationPixels)
+    } catch {
+      throw ImageRenderError.decoding(error, file: file)
+    }
+    if imageSource.header.isAnimated {
+      return try produceAnimation(imageSource, folder: folder)
+    }
+    return try produceStill(imageSource, folder: folder)
+  }
+
+  // MARK: - Stills
+
+  func produceStill(_ source: ImageSource, folder: String) throws(ImageRenderError) -> ([(String, Data)], RenderedImageSet) {
+    let file = source.name
+    let header = source.header
+    let ladder = WidthLadder.sizes(sourceWidth: header.width, sourceHeight: header.height, widths: options.widths)
+    let widest = ladder.map(\.width).max() ?? header.width
+    let picture: DecodedPicture
+    do {
+      picture = try source.decodeStill(minimumWidth: widest)
+    } catch {
+      throw ImageRenderError.decoding(error, file: file)
+    }
+    var files: [(String, Data)] = []
+    var renditions: [RenderedImageSet.Rendition] = []
+    var darkKind = ImageContentKind.photograph
+    for rung in ladder {
+      let resized: RGBAImage
+      do {
+        resized = try ImageResampler.resize(picture.image, width: rung.width, height: rung.height)
+      } catch {
+        throw ImageRenderError.encoding(error, file: file, output: "the \(rung.width)x\(rung.height) rendition")
+      }
+      let dark = darkGenerator.makeDarkVariant(of: resized)
+      darkKind = dark.kind
+      let names = paths(folder: folder, width: rung.width)
+      files += try encodeStill(resized, dark: dark.image, names: names, file: file)
+      renditions.append(names.rendition(width: rung.width, height: rung.height))
+    }
+    let set = RenderedImageSet(
+      widths: renditions, isAnimated: false, frameCount: 1, animationDuration: 0,
+      sourceWidth: header.width, sourceHeight: header.height, sourceSummary: header.summary,
+      darkKind: darkKind, warnings: unique(picture.warnings))
+    return (files, set)
+  }
+
+  /// The four files of one still rung.
+  func encodeStill(_ image: RGBAImage, dark: RGBAImage, names: RungPaths,
+                   file: String) throws(ImageRenderError) -> [(String, Data)] {
+    do {
+      return [
+        (names.webp, try WebPEncoder.encode(image, quality: options.webpQuality)),
+        (names.jpeg, try JPEGEncoder.encode(flatten(image, onto: options.background), quality: options.jpegQuality)),
+        (names.darkWebp, try WebPEncoder.encode(dark, quality: options.webpQuality)),
+        (names.darkJpeg, try JPEGEncoder.encode(flatten(dark, onto: options.darkSurface), quality: options.jpegQuality)),
+      ]
+    } catch {
+      throw ImageRenderError.encoding(error, file: file, output: "\(image.width)x\(image.height) WebP/JPEG")
+    }
+  }
+
+  // MARK: - Shared helpers
+
+  var darkGenerator: DarkVariantGenerator {
+    let s = options.darkSurface
+    return DarkVariantGenerator(options: .init(surface: DarkSurface(r: s.r, g: s.g, b: s.b)))
+  }
+
+  /// Composites onto an opaque colour for JPEG (a no-op copy when opaque).
+  func flatten(_ image: RGBAImage, onto colour: RGBColor) -> RGBAImage {
+    guard image.hasTransparency else { return image }
+    return darkGenerator.flattened(image, onto: DarkSurface(r: colour.r, g: colour.g, b: colour.b))
+  }
+
+  /// Bundle-relative names of one rung's files.
+  struct RungPaths {
+    var webp, jpeg, darkWebp, darkJpeg: String
+
+    func rendition(width: Int, height: Int) -> RenderedImageSet.Rendition {
+      RenderedImageSet.Rendition(width: width, height: height, webpPath: webp, jpegPath: jpeg,
+                                 darkWebpPath: darkWebp, darkJpegPath: darkJpeg)
+    }
+  }
+
+  func paths(folder: String, width: Int) -> RungPaths {
+    let base = "\(folder)/w\(width)"
+    return RungPaths(webp: "\(base).webp", jpeg: "\(base).jpg", darkWebp: "\(base).dark.webp",
+                     darkJpeg: "\(base).dark.jpg")
+  }
+
+  func unique(_ warnings: [String]) -> [String] {
+    var seen = Set<String>()
+    return warnings.filter { seen.insert($0).inserted }
+  }
+
+  // MARK: - Validation and output
+
+  func validate(id: String, file: String) throws(ImageRenderError) {
+    if let problem = options.problem {
+      throw ImageRenderError(code: .invalidRequest, file: file, message: problem)
+    }
+    let bad = id.isEmpty || id == "." || id == ".." || id.contains("/") || id.contains("\\") || id.contains("\0")
+    if bad {
+      throw ImageRenderError(code: .invalidRequest, file: file,
+                             message: "banner id '\(id)' cannot be used as a folder name")
+    }
+  }
+
+  /// Writes `files` into a fresh temporary folder next to the target, then
+  /// swaps it into place, so a failure leaves no half-written folder.
+  func write(_ files: [(String, Data)], folder: String, bundleRoot: URL, file: String) throws(ImageRenderError) {
+    let fm = FileManager.default
+    let target = bundleRoot.appendingPathComponent(folder, isDirectory: true)
+    let parent = target.deletingLastPathComponent()
+    let temp = parent.appendingPathComponent(".\(target.lastPathComponent).partial-\(UUID().uuidString)", isDirectory: true)
+    do {
+      try fm.createDirectory(at: temp, withIntermediateDirectories: true)
+      for (path, data) in files {
+        let name = (path as NSString).lastPathComponent
+        try data.write(to: temp.appendingPathComponent(name), options: .atomic)
+      }
+      if fm.fileExists(atPath: target.path) { try fm.removeItem(at: target) }
+      try fm.moveItem(at: temp, to: target)
+    } catch {
+      try? fm.removeItem(at: temp)
+      throw ImageRenderError(code: .writeFailed, file: file,
+                             message: "cannot write \(folder)/ under \(bundleRoot.path): \(error.localizedDescription)")
+    }
+  }
+}

@@ -1,0 +1,75 @@
+import Foundation
+
+/// What `ImageRenderer.render` wrote for one image banner.
+public struct RenderedImageSet: Sendable, Equatable {
+  /// One rung of the width ladder: four files of one size.
+  public struct Rendition: Sendable, Equatable {
+    /// Width in pixels.
+    public var width: Int
+    /// Height in pixels.
+    public var height: Int
+    /// WebP (animated for an animation, alpha kept), bundle-relative.
+    public var webpPath: String
+    /// JPEG fallback (first frame of an animation; transparency flattened
+    /// onto the background colour), bundle-relative.
+    public var jpegPath: String
+    /// Dark variant, WebP, bundle-relative.
+    public var darkWebpPath: String
+    /// Dark variant, JPEG (flattened onto the dark surface), bundle-relative.
+    public var darkJpegPath: String
+
+    public init(width: Int, height: Int, webpPath: String, jpegPath: String, darkWebpPath: String,
+                darkJpegPath: String) {
+      self.width = width
+      self.height = height
+      self.webpPath = webpPath
+      self.jpegPath = jpegPath
+      self.darkWebpPath = darkWebpPath
+      self.darkJpegPath = darkJpegPath
+    }
+  }
+
+  /// The ladder, narrowest first; never empty. The last one is the widest,
+  /// whose WebP is the banners.json `url`.
+  public var widths: [Rendition]
+  /// Whether the outputs are animated WebPs.
+  public var isAnimated: Bool
+  /// Frames kept for each animated WebP, at most the client's cap (1 for a
+  /// still). libwebp's animation encoder merges consecutive identical frames
+  /// (adding up their durations), so a file may hold fewer `ANMF` chunks.
+  public var frameCount: Int
+  /// Total display time of one loop of the animation in milliseconds (0 for
+  /// a still); equal to the source's.
+  public var animationDuration: Int
+  /// Source size, upright (after EXIF orientation), in pixels.
+  public var sourceWidth: Int
+  public var sourceHeight: Int
+  /// The source format as read from the header, e.g. `JPEG progressive, colour`.
+  public var sourceSummary: String
+  /// How the dark variant treated the picture (of the widest rendition).
+  public var darkKind: ImageContentKind
+  /// Things the job author may want to know (profile ignored, frames
+  /// dropped, animation downscaled, corrupt-but-decodable data).
+  public var warnings: [String]
+
+  /// The widest rendition (the banners.json `url`).
+  public var widest: Rendition { widths[widths.count - 1] }
+
+  /// The manifest entry for this image banner.
+  ///
+  /// - Parameters:
+  ///   - id: the banner id.
+  ///   - link: the tap URL, if any.
+  ///   - prefix: a path to put before every bundle-relative path (e.g. when
+  ///     the pipeline stages outputs in a sub-folder), without a trailing `/`.
+  public func manifestEntry(id: String, link: String?, prefix: String = "") -> ImageManifestEntry {
+    func p(_ path: String) -> String { prefix.isEmpty ? path : "\(prefix)/\(path)" }
+    let top = widest
+    return ImageManifestEntry(
+      id: id, path: p(top.webpPath), jpegPath: p(top.jpegPath), darkPath: p(top.darkWebpPath),
+      darkJPEGPath: p(top.darkJpegPath), width: top.width, height: top.height, link: link,
+      widths: widths.map {
+        ImageWidthEntry(width: $0.width, height: $0.height, webpPath: p($0.webpPath), jpegPath: p($0.jpegPath))
+      })
+  }
+}
