@@ -92,6 +92,13 @@ extension Frame {
   public var colorSpaceName: String {
     av_color_space_name(pointer.pointee.colorspace).map { String(cString: $0) } ?? "unknown"
   }
+  /// Whether samples use the full 0–255 range (JPEG range: `color_range`
+  /// `AVCOL_RANGE_JPEG` or a deprecated `yuvj*` pixel format).
+  public var isFullRange: Bool {
+    let f = AVPixelFormat(pointer.pointee.format)
+    return pointer.pointee.color_range == AVCOL_RANGE_JPEG
+      || f == AV_PIX_FMT_YUVJ420P || f == AV_PIX_FMT_YUVJ422P || f == AV_PIX_FMT_YUVJ444P || f == AV_PIX_FMT_YUVJ440P
+  }
   /// The frame's colour primaries name (`av_color_primaries_name`).
   public var colorPrimariesName: String {
     av_color_primaries_name(pointer.pointee.color_primaries).map { String(cString: $0) } ?? "unknown"

@@ -255,7 +255,8 @@ public struct Transcoder {
         let trc = decoded.colorTransferName
         if DynamicRange(transfer: trc) != .sdr { dynamicRange = DynamicRange(transfer: trc) }
         let desc = VideoFilterDescription(plan: plan, transform: video.orientation, dynamicRange: dynamicRange,
-                                          sourceMatrix: decoded.colorSpaceName, sourcePrimaries: decoded.colorPrimariesName)
+                                          sourceMatrix: decoded.colorSpaceName, sourcePrimaries: decoded.colorPrimariesName,
+                                          sourceIsFullRange: decoded.isFullRange, sourceHeight: decoded.height)
         videoGraph = try FilterGraph(description: desc.text,
                                      inputs: [.videoSource(videoDecoder.bufferSourceArguments(for: decoded))],
                                      outputs: plan.renditions.map { _ in .videoSink })
