@@ -114,6 +114,24 @@ struct TranscoderTests {
     #expect((v.level ?? 99) <= 42)
   }
 
+  @Test("ProRes 4:2:2 10-bit in MOV and MJPEG in AVI come out H.264 High 4:2:0", arguments: [
+    (["-c:v", "prores_ks", "-profile:v", "2", "-pix_fmt", "yuv422p10le"], "mov"),
+    (["-c:v", "mjpeg", "-q:v", "4", "-pix_fmt", "yuvj420p"], "avi"),
+  ] as [([String], String)])
+  func intermediateCodecs(codec: [String], container: String) throws {
+    let dir = try Self.tempDir()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let src = dir.appendingPathComponent("source.\(container)")
+    try Oracle.generate(["-f", "lavfi", "-i", "testsrc2=size=640x360:rate=25:duration=1"] + codec, to: src)
+    _ = try Self.build(src, in: dir)
+    let v = try #require(try FFprobe.report(Self.mp4(dir)).video)
+    #expect(v.codecName == "h264" && v.profile == "High" && v.pixelFormat == "yuv420p")
+    // Same picture: compare with ffmpeg's own decode of the source.
+    let ours = try Oracle.grayFrames(Self.mp4(dir), width: 64, height: 36)[0]
+    let reference = try Oracle.grayFrames(src, width: 64, height: 36)[0]
+    #expect(Oracle.meanAbsoluteDifference(ours, reference) < 4)
+  }
+
   @Test("interlaced sources are deinterlaced")
   func interlaced() throws {
     let dir = try Self.tempDir()

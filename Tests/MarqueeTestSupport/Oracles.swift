@@ -24,12 +24,15 @@ public enum Oracle {
 
   /// Frames decoded by ffmpeg as 8-bit gray at `width`×`height`, with
   /// ffmpeg's own display-matrix handling unless `autorotate` is false.
+  /// The picture goes through RGB first, so limited- and full-range sources
+  /// give the same gray levels (a direct YUV→gray conversion copies luma
+  /// without range conversion).
   public static func grayFrames(_ url: URL, width: Int, height: Int, count: Int = 1, autorotate: Bool = true,
                                 at time: Double? = nil) throws -> [[UInt8]] {
     var args = ["-v", "error"]
     if !autorotate { args.append("-noautorotate") }
     if let t = time { args += ["-ss", String(format: "%.3f", t)] }
-    args += ["-i", url.path, "-frames:v", "\(count)", "-vf", "scale=\(width):\(height):flags=area,format=gray",
+    args += ["-i", url.path, "-frames:v", "\(count)", "-vf", "scale=\(width):\(height):flags=area,format=rgb24,format=gray",
              "-f", "rawvideo", "-"]
     let r = try Run.process("ffmpeg", args)
     let size = width * height
