@@ -94,4 +94,77 @@ struct CoverSelectorTests {
     let l = try #require(lateFinished)
     #expect(l.payload == 4 && l.warning?.contains("past the end") == true)
   }
+
+  // MARK: - Fades, title cards, low-contrast pictures
+
+  /// A white card (255) with a detailed logo block (a 40/200 checkerboard)
+  /// covering `logo` of it: mean luma about 235 for 15 %.
+  static func titleCard(logo: Double = 0.15) -> PictureStatistics {
+    let w = 40, h = 24
+    var y = [UInt8](repeating: 255, count: w * h)
+    let side = Int((Double(w * h) * logo).squareRoot())
+    for r in (h - side) / 2..<((h - side) / 2 + side) {
+      for c in (w - side) / 2..<((w - side) / 2 + side) {
+        y[r * w + c] = (r + c) % 2 == 0 ? 40 : 200
+      }
+    }
+    let uv = PlaneThumbnail(width: 20, height: 12, samples: [UInt8](repeating: 128, count: 240))
+    return PictureStatistics(y: PlaneThumbnail(width: w, height: h, samples: y), u: uv, v: uv)
+  }
+
+  @Test("auto takes the title card a fast fade ends on, not a washed-out fade frame")
+  func fadeIntoWhiteTitleCard() throws {
+    // Like the corpus HEVC clip: black, a 5-frame fade at 30 fps, then a
+    // detailed near-white card (mean ~235, most of it clipped).
+    let card = Self.titleCard()
+    #expect(card.clippedHighlights > 0.3 && card.meanLuma > 228)
+    #expect(CoverSelector<Int>(policy: .auto).isExposedAndDetailed(card))
+    var s = CoverSelector<Int>(policy: .auto)
+    let fade = [0, 24, 77, 130, 182]
+    for (i, m) in fade.enumerated() {
+      s.offer(time: Double(i) / 30, statistics: Self.stats(mean: m, spread: m / 6)) { i }
+    }
+    for i in fade.count..<(fade.count + 10) {
+      s.offer(time: Double(i) / 30, statistics: card) { i }
+    }
+    let finished = s.finish()
+    let choice = try #require(finished)
+    #expect(choice.qualified && choice.warning == nil)
+    #expect(choice.payload == fade.count + 1, "took frame \(choice.payload)")
+  }
+
+  @Test("a slow fade's mid frames are skipped although their mean luma looks ideal")
+  func slowFadeIsSkipped() throws {
+    // 24 fps, 10 levels a frame (240 levels/s) from 40 to 200, then stable.
+    var s = CoverSelector<Int>(policy: .auto)
+    var i = 0
+    var t = 0.0
+    for m in stride(from: 40, through: 200, by: 10) {
+      s.offer(time: t, statistics: Self.stats(mean: m, spread: 30)) { i }
+      i += 1
+      t += 1.0 / 24
+    }
+    let firstStable = i
+    for _ in 0..<24 {
+      s.offer(time: t, statistics: Self.stats(mean: 200, spread: 30)) { i }
+      i += 1
+      t += 1.0 / 24
+    }
+    let finished = s.finish()
+    let choice = try #require(finished)
+    #expect(choice.payload >= firstStable, "took mid-fade frame \(choice.payload)")
+    #expect(choice.qualified)
+  }
+
+  @Test("a low-contrast but detailed picture is not flat; a white flash and a plain card are")
+  func flatMeansFeaturelessNotLowContrast() {
+    let selector = CoverSelector<Int>(policy: .auto)
+    // Spread under 12 but sharp (the bird against a blue sky).
+    #expect(selector.isExposedAndDetailed(Self.stats(mean: 70, spread: 2, sharp: true)))
+    #expect(!selector.isExposedAndDetailed(Self.stats(mean: 70, spread: 4, sharp: false)))
+    // A detailed picture is never "exposed" above the hard cap.
+    #expect(!selector.isExposedAndDetailed(Self.stats(mean: 250, spread: 40)))
+    // Bright and clipped without detail is blown out.
+    #expect(!selector.isExposedAndDetailed(Self.stats(mean: 240, spread: 8, sharp: false)))
+  }
 }

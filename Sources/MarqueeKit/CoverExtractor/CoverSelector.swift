@@ -7,13 +7,39 @@ public struct CoverCriteria: Sendable, Equatable {
   /// black frames common in marketing clips (the near-black Pixel clip in
   /// the corpus averages about 4; a dim but real scene is above 40).
   public var minMeanLuma: Double = 40
-  /// Above this mean luma a picture is a white flash or blown out.
+  /// Above this mean luma a picture is a white flash or blown out, unless
+  /// it is detailed (see `detailedSpread`).
   public var maxMeanLuma: Double = 228
+  /// Above this mean luma a picture is a white flash, however detailed.
+  /// The corpus's fade-from-black HEVC clip ends on a title card, a blue
+  /// logo on white, at 234.6 (clipped 81 %, luma spread 41, sharpness
+  /// 1120): a perfectly good cover that the two rules above alone reject.
+  public var hardMaxMeanLuma: Double = 248
+  /// A picture brighter than `maxMeanLuma`, or with more clipped
+  /// highlights than `maxClippedHighlights`, still counts as exposed when
+  /// its luma spread is at least this and its sharpness at least
+  /// `detailedSharpness`: a logo or a product on a white card. A white
+  /// flash or a blown-out sky is flat (spread under 10).
+  public var detailedSpread: Double = 30
+  /// See `detailedSpread`.
+  public var detailedSharpness: Double = 200
   /// Below this luma standard deviation a picture is flat (a solid card):
-  /// a textured scene has 30 or more, a plain colour under 5.
+  /// a textured scene has 30 or more, a plain colour under 5...
   public var minLumaSpread: Double = 12
+  /// ...unless its sharpness reaches this: a low-contrast but detailed
+  /// picture (the corpus AVI's bird against a blue sky: spread 9.6,
+  /// sharpness 118) is not flat. A solid card, black leader or fade frame
+  /// with only noise stays under 35.
+  public var flatSharpness: Double = 60
   /// More than this fraction of clipped (> 250) samples is blown out.
   public var maxClippedHighlights: Double = 0.30
+  /// A mean luma change faster than this (levels per second, either side
+  /// of a picture) marks a fade: `auto` does not take pictures from the
+  /// middle of a fade, whose washed-out mean luma the exposure score would
+  /// otherwise favour. The corpus fades run at 170-1500 levels/s; a
+  /// camera move or a person walking through changes the mean by well
+  /// under 50.
+  public var fadeRate: Double = 100
   /// Below this Laplacian variance the picture is blurred (motion blur, a
   /// focus pull, the soft middle of a cross-fade); measured on the fixed
   /// 160-px thumbnail so it does not depend on the video's size.
@@ -72,9 +98,26 @@ public struct CoverSelector<Payload> {
   public var isSatisfied: Bool { done }
 
   /// Whether `s` is neither black, blown out nor flat.
+  ///
+  /// Black: mean luma under `minMeanLuma`. Blown out: mean above
+  /// `hardMaxMeanLuma`, or above `maxMeanLuma` or with more than
+  /// `maxClippedHighlights` clipped, unless detailed (spread and sharpness
+  /// at least `detailedSpread` and `detailedSharpness`). Flat: spread under
+  /// `minLumaSpread` and sharpness under `flatSharpness`.
   public func isExposedAndDetailed(_ s: PictureStatistics) -> Bool {
-    s.meanLuma >= criteria.minMeanLuma && s.meanLuma <= criteria.maxMeanLuma
-      && s.lumaSpread >= criteria.minLumaSpread && s.clippedHighlights <= criteria.maxClippedHighlights
+    let c = criteria
+    guard s.meanLuma >= c.minMeanLuma, s.meanLuma <= c.hardMaxMeanLuma else { return false }
+    let detailed = s.lumaSpread >= c.detailedSpread && s.sharpness >= c.detailedSharpness
+    if (s.meanLuma > c.maxMeanLuma || s.clippedHighlights > c.maxClippedHighlights) && !detailed {
+      return false
+    }
+    return s.lumaSpread >= c.minLumaSpread || s.sharpness >= c.flatSharpness
+  }
+
+  /// Whether the mean luma changes faster than `fadeRate` between two
+  /// pictures `dt` seconds apart (a fade, or a cut).
+  func isFading(from a: PictureStatistics, to b: PictureStatistics, dt: Double) -> Bool {
+    abs(b.meanLuma - a.meanLuma) > criteria.fadeRate * max(dt, 1e-3)
   }
 
   /// The `auto` score: sharper, well exposed, colourful and early is better.
@@ -115,7 +158,10 @@ public struct CoverSelector<Payload> {
       }
       var cutBefore = false
       if let p = pending {
+        // A hard cut, or a fade (either way the pictures on both sides are
+        // in a transition).
         let cut = s.change(from: p.stats) > criteria.sceneCutChange
+          || isFading(from: p.stats, to: s, dt: time - p.time)
         evaluate(p, cutAfter: cut)
         cutBefore = cut
       }

@@ -16,8 +16,9 @@ extension DarkVariantGenerator {
   /// into a dark blot: the worst possible result. So the fill only takes
   /// what is backdrop within its measured noise; the faint outer part of a
   /// shadow comes along (and stays proportionally darker, see
-  /// ``darkenLightBackground(_:analysis:)``), while a deep shadow core stays
-  /// with the subject, like the ground it stands on.
+  /// ``darkenLightBackground(_:analysis:)``); the rest of a soft shadow is
+  /// found by a separate search that looks at the shape of the gradient,
+  /// not at a colour distance (``addShadows(_:to:background:)``).
   enum FloodFillTolerance {
     /// Added to the measured spread: JPEG ringing near the subject is a few
     /// levels stronger than the noise out in the ring.
@@ -33,36 +34,39 @@ extension DarkVariantGenerator {
     }
   }
 
-  /// Recolours the backdrop of a `.lightBackground` image to the surface.
+  /// Recolours the backdrop of a `.lightBackground` image, and the soft
+  /// shadows on it, to the surface.
   ///
   /// 1. Flood fill (scanline, iterative, 4-connected) from every border
   ///    pixel that matches the background, over pixels within
   ///    ``FloodFillTolerance`` of it. The result is a mask: one byte per
   ///    pixel. Only pixels connected to the border are backdrop, so white
   ///    areas enclosed by a subject's outline keep their colour.
-  /// 2. Backdrop pixels are mapped by luma ratio: `out = surface · Y / Yb`,
-  ///    where `Yb` is the background luma. The pure backdrop becomes exactly
-  ///    the surface colour, and the faint part of a shadow or vignette that
-  ///    the fill took along stays darker than the surface in the same
-  ///    proportion (96 % of the backdrop → 96 % of the surface; on a
-  ///    surface of luma 28 a step under ~2 % rounds away), so gradients keep
-  ///    their direction and never turn lighter than the surface. A ratio on
-  ///    sRGB-encoded values is close to the same ratio in linear light, since
-  ///    the sRGB curve is nearly a power law.
-  /// 3. The subject is dimmed by ``Options/subjectDim`` (at most 5 %).
-  /// 4. The mask is feathered outward by ``Options/featherRadius``: a subject
-  ///    pixel with `k` backdrop pixels in its `(2r+1)²` window is blended
-  ///    `k/(2r+1)²` toward the mapped colour. Anti-aliased edges mix in the
-  ///    old backdrop, and the blend pulls that light fringe toward the
-  ///    surface. The feather works only outward, so no backdrop pixel is left
-  ///    partly light.
+  /// 2. Soft shadows connected to the backdrop are added to the mask
+  ///    (``addShadows(_:to:background:)``): a path from the backdrop that
+  ///    keeps getting darker at a steady rate is a shadow, one that steps
+  ///    down and flattens is a product's edge.
+  /// 3. Backdrop and shadow pixels are mapped by luma ratio:
+  ///    `out = surface · Y / Yb`, where `Yb` is the background luma. The
+  ///    pure backdrop becomes exactly the surface colour, and a shadow
+  ///    becomes darker than the surface in the same proportion as it was
+  ///    darker than the backdrop (a shadow at 80 % of the backdrop → 80 %
+  ///    of the surface), so gradients keep their direction and nothing
+  ///    turns lighter than the surface. A ratio on sRGB-encoded values is
+  ///    close to the same ratio in linear light, since the sRGB curve is
+  ///    nearly a power law.
+  /// 4. The subject is dimmed by ``Options/subjectDim`` (at most 5 %).
+  /// 5. Edge decontamination
+  ///    (``decontaminateEdges(_:output:mask:dim:bandWidth:)``): the
+  ///    anti-aliased pixels along the subject's outline are part light
+  ///    backdrop; that part is swapped for the mapped surface, so no light
+  ///    fringe remains.
   ///
-  /// Known limits, both chosen over the alternative of darkening a subject:
+  /// Known limits, chosen over the alternative of darkening a subject:
   /// backdrop seen through a hole in the subject (inside a mug handle) is not
   /// connected to the border and stays light, because it cannot be told from
-  /// a white subject enclosed by an outline; and the deep core of a shadow
-  /// stays light grey, because it cannot be told from a shaded white
-  /// product.
+  /// a white subject enclosed by an outline; and see
+  /// ``addShadows(_:to:background:)`` for shadows.
   ///
   /// Alpha bytes are copied unchanged.
   func darkenLightBackground(_ image: RGBAImage, analysis: Analysis)
@@ -70,9 +74,10 @@ extension DarkVariantGenerator {
   {
     let w = image.width
     let h = image.height
-    let mask = backdropMask(
+    var mask = backdropMask(
       image, background: analysis.background,
       tolerance: FloodFillTolerance.tolerance(for: analysis))
+    addShadows(image, to: &mask, background: analysis.background)
 
     // One lookup table, four parts of 256: the subject dim per channel
     // value, then the backdrop map of R, G and B per luma.
@@ -81,74 +86,36 @@ extension DarkVariantGenerator {
     let surface = options.surface
     var table = [UInt8](repeating: 0, count: 1024)
     for v in 0..<256 {
-      let ratio = Double(v) / backgroundLuma
+      let ratio = min(Double(v) / backgroundLuma, 1)
       table[v] = Luma.byte(Double(v) * dim)
       table[256 + v] = Luma.byte(Double(surface.r) * ratio)
       table[512 + v] = Luma.byte(Double(surface.g) * ratio)
       table[768 + v] = Luma.byte(Double(surface.b) * ratio)
     }
 
-    let radius = min(max(options.featherRadius, 0), 4)
-    let window = (2 * radius + 1) * (2 * radius + 1)
-    let half = window / 2
     var out = image.pixels
-    // colSum[x]: backdrop pixels in column x, rows y-radius...y+radius.
-    var colSum = [Int](repeating: 0, count: w)
     mask.withUnsafeBufferPointer { m in
       table.withUnsafeBufferPointer { t in
         out.withUnsafeMutableBufferPointer { p in
-          colSum.withUnsafeMutableBufferPointer { c in
-            @inline(__always) func addRow(_ y: Int, _ delta: Int) {
-              guard y >= 0 && y < h else { return }
-              let row = y * w
-              for x in 0..<w where m[row + x] == MaskState.backdrop {
-                c[x] += delta
-              }
-            }
-            for y in 0...radius { addRow(y, 1) }
-
-            for y in 0..<h {
-              var win = 0
-              for x in 0...min(radius, w - 1) { win += c[x] }
-              let row = y * w
-              for x in 0..<w {
-                let idx = row + x
-                let i = idx * 4
-                let r = Int(p[i])
-                let g = Int(p[i + 1])
-                let b = Int(p[i + 2])
-                if m[idx] == MaskState.backdrop {
-                  let l = Luma.integer(p[i], p[i + 1], p[i + 2])
-                  p[i] = t[256 + l]
-                  p[i + 1] = t[512 + l]
-                  p[i + 2] = t[768 + l]
-                } else if win > 0 {
-                  // Feathered edge: blend dimmed subject toward the map.
-                  let l = Luma.integer(p[i], p[i + 1], p[i + 2])
-                  let rest = window - win
-                  p[i] = UInt8(
-                    (Int(t[r]) * rest + Int(t[256 + l]) * win + half) / window)
-                  p[i + 1] = UInt8(
-                    (Int(t[g]) * rest + Int(t[512 + l]) * win + half) / window)
-                  p[i + 2] = UInt8(
-                    (Int(t[b]) * rest + Int(t[768 + l]) * win + half) / window)
-                } else {
-                  p[i] = t[r]
-                  p[i + 1] = t[g]
-                  p[i + 2] = t[b]
-                }
-                // Slide the window one column to the right.
-                if x + radius + 1 < w { win += c[x + radius + 1] }
-                if x - radius >= 0 { win -= c[x - radius] }
-              }
-              // Slide the column sums one row down.
-              addRow(y + radius + 1, 1)
-              addRow(y - radius, -1)
+          for idx in 0..<(w * h) {
+            let i = idx * 4
+            if m[idx] != MaskState.other {
+              let l = Luma.integer(p[i], p[i + 1], p[i + 2])
+              p[i] = t[256 + l]
+              p[i + 1] = t[512 + l]
+              p[i + 2] = t[768 + l]
+            } else {
+              p[i] = t[Int(p[i])]
+              p[i + 1] = t[Int(p[i + 1])]
+              p[i + 2] = t[Int(p[i + 2])]
             }
           }
         }
       }
     }
+    decontaminateEdges(
+      image, output: &out, mask: mask, dim: dim,
+      bandWidth: min(max(options.featherRadius, 0), 4))
     return RGBAImage(width: w, height: h, pixels: out)
   }
 
@@ -158,6 +125,8 @@ extension DarkVariantGenerator {
     static let other: UInt8 = 0
     /// Part of the backdrop.
     static let backdrop: UInt8 = 1
+    /// A soft shadow on the backdrop (``addShadows(_:to:background:)``).
+    static let shadow: UInt8 = 2
   }
 
   /// The backdrop mask: ``MaskState/backdrop`` for pixels connected to the

@@ -7,10 +7,12 @@
 /// picture it has (``classify(_:)``) and then applies one treatment:
 ///
 /// - ``ImageContentKind/lightBackground``: the backdrop connected to the
-///   border is found by a tight flood fill and mapped onto the dark surface
-///   (its faint gradients stay proportionally darker than the surface); the
-///   subject, and anything the fill cannot tell from it, is kept (dimmed by
-///   at most 5 %).
+///   border is found by a tight flood fill, soft shadows on it by the shape
+///   of their gradient, and both are mapped onto the dark surface (shadows
+///   stay proportionally darker than the surface); the subject, and
+///   anything that cannot be told from it, is kept (dimmed by at most 5 %),
+///   and the light-background share of its anti-aliased edge is replaced by
+///   the surface.
 /// - ``ImageContentKind/photograph``: luma scaled to about 72 % and
 ///   saturation lowered by about 12 %; never inverted.
 /// - ``ImageContentKind/transparent``: alpha is kept exactly; dark flat ink
@@ -47,10 +49,11 @@ public struct DarkVariantGenerator: Sendable {
     /// clamped to 0...0.05. Default 0.04: enough to take the edge off a white
     /// product on a dark surface, small enough to keep its colours.
     public var subjectDim: Double
-    /// Width in pixels of the soft edge between the recoloured background
-    /// and the subject, clamped to 0...4. Default 1: anti-aliased subject
-    /// edges (which mix in the old light background) are pulled partly
-    /// toward the surface, so no light fringe remains.
+    /// Width in pixels of the subject's edge band that is decontaminated
+    /// (its light-background share replaced by the surface), clamped to
+    /// 0...4; 0 turns decontamination off. Default 2: an anti-aliased edge
+    /// is 1 px wide, a resized or JPEG-compressed one about 2 px; a wider
+    /// band only costs time, since interior pixels come out unchanged.
     public var featherRadius: Int
 
     /// Creates options; every parameter has the product default.
@@ -60,13 +63,13 @@ public struct DarkVariantGenerator: Sendable {
     ///   - photoLumaScale: Luma factor for photographs.
     ///   - photoDesaturation: Saturation removed from photographs.
     ///   - subjectDim: Dim of a light-background image's subject.
-    ///   - featherRadius: Soft edge of the background mask, in pixels.
+    ///   - featherRadius: Width of the decontaminated edge band, in pixels.
     public init(
       surface: DarkSurface = .standard,
       photoLumaScale: Double = 0.72,
       photoDesaturation: Double = 0.12,
       subjectDim: Double = 0.04,
-      featherRadius: Int = 1
+      featherRadius: Int = 2
     ) {
       self.surface = surface
       self.photoLumaScale = photoLumaScale

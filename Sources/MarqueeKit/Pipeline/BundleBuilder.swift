@@ -158,21 +158,3 @@ public struct BundleBuilder: Sendable {
     }
   }
 }
-
-/// The nginx rule that answers `?theme=dark` from the bundle's files.
-///
-/// The client appends `?theme=dark` to `cover_url` (and to image URLs); a
-/// static host cannot run code, so every dark file sits beside its light
-/// file as `<name>.dark.<ext>` and this rule rewrites the request to it.
-public enum NginxDarkThemeRule {
-  public static let fileName = "nginx-dark-theme.conf"
-  public static let text = """
-    # Marquee: serve the dark variant for ?theme=dark.
-    # Include inside the server or location block that serves this bundle.
-    # Every cover and image has its dark variant beside it as <name>.dark.<ext>.
-    if ($arg_theme = "dark") {
-        rewrite "^(.+?)(?<!\\.dark)\\.(webp|jpg|jpeg|png)$" "$1.dark.$2" last;
-    }
-
-    """
-}

@@ -1,0 +1,124 @@
+import Foundation
+
+/// Renders the preview page: plain HTML and CSS, no script, every link
+/// relative to the bundle root.
+struct PreviewHTML {
+  /// Background of the dark column, `#RRGGBB`.
+  var darkSurface: String
+
+  func render(_ banners: [PreviewBanner], bundleName: String) -> String {
+    var out = """
+      <!doctype html>
+      <html lang="en">
+      <head>
+      <meta charset="utf-8">
+      <meta name="viewport" content="width=device-width, initial-scale=1">
+      <title>\(escape(bundleName)) – Marquee preview</title>
+      <style>
+      body { font: 14px/1.4 -apple-system, system-ui, sans-serif; margin: 24px; color: #222; background: #f4f4f6; }
+      h1 { font-size: 20px; }
+      section.banner { background: #fff; border-radius: 10px; padding: 16px; margin: 0 0 24px; box-shadow: 0 1px 3px #0002; }
+      section.banner h2 { font-size: 16px; margin: 0 0 4px; }
+      .meta { color: #666; margin: 0 0 12px; }
+      .pair { display: flex; flex-wrap: wrap; gap: 12px; }
+      figure { margin: 0; padding: 8px; border-radius: 8px; }
+      figure.light { background: #fff; border: 1px solid #ddd; }
+      figure.dark { background: \(escape(darkSurface)); color: #ddd; }
+      figure img, figure video { display: block; max-width: 420px; max-height: 320px; height: auto; }
+      figcaption { font-size: 12px; margin-top: 4px; }
+      .missing { color: #b00; }
+      .widths { display: flex; flex-wrap: wrap; gap: 12px; margin-top: 12px; }
+      .widths figure img { max-width: 200px; }
+      </style>
+      </head>
+      <body>
+      <h1>\(escape(bundleName)): \(banners.count) banner\(banners.count == 1 ? "" : "s")</h1>
+      <p class="meta">Light and dark side by side, as the app shows them. Open from disk or serve the bundle folder; this page and the contact sheet are not part of <code>banners.json</code>.</p>
+
+      """
+    for banner in banners {
+      out += section(banner)
+    }
+    out += "</body>\n</html>\n"
+    return out
+  }
+
+  private func section(_ banner: PreviewBanner) -> String {
+    var meta: [String] = [banner.kind.rawValue]
+    if let w = banner.width, let h = banner.height { meta.append("\(w)×\(h)") }
+    if let d = banner.duration { meta.append(String(format: "%.3f s", d)) }
+    if banner.kind == .video {
+      meta.append(banner.autoplay == true ? "autoplay" : "no autoplay")
+      meta.append(banner.muted == false ? "sound on" : "muted")
+    }
+    var out = "<section class=\"banner\" id=\"banner-\(escape(banner.id))\" data-banner-id=\"\(escape(banner.id))\">\n"
+    out += "<h2>\(escape(banner.id))</h2>\n"
+    out += "<p class=\"meta\">\(escape(meta.joined(separator: " · ")))"
+    if let link = banner.link { out += " · link: <a href=\"\(escape(link))\">\(escape(link))</a>" }
+    out += "</p>\n<div class=\"pair\">\n"
+    switch banner.kind {
+    case .video:
+      out += figure("light", banner.cover, caption: "cover")
+      out += figure("dark", banner.darkCover, caption: "cover, dark (?theme=dark)")
+      if let mp4 = banner.mp4 {
+        let poster = banner.cover.map { " poster=\"\(href($0))\"" } ?? ""
+        out += "<figure class=\"light\"><video src=\"\(href(mp4))\"\(poster) controls muted playsinline loop preload=\"metadata\"></video>"
+        out += "<figcaption>video.mp4"
+        if let hls = banner.hls { out += " · <a href=\"\(href(hls))\">HLS playlist</a>" }
+        out += "</figcaption></figure>\n"
+      } else {
+        out += "<figure class=\"light\"><p class=\"missing\">MP4 missing</p></figure>\n"
+      }
+    case .image:
+      out += figure("light", banner.image, caption: "image")
+      out += figure("dark", banner.darkImage, caption: "image, dark (?theme=dark)")
+    }
+    out += "</div>\n"
+    if !banner.sources.isEmpty {
+      out += "<div class=\"widths\">\n"
+      for source in banner.sources {
+        let size = "\(source.width)×\(source.height)"
+        out += figure("light", source.webp ?? source.jpeg, caption: "w\(source.width) (\(size))")
+        out += figure("dark", source.darkWebP ?? source.darkJPEG, caption: "w\(source.width), dark")
+      }
+      out += "</div>\n"
+    }
+    if !banner.missingFiles.isEmpty {
+      out += "<p class=\"missing\">Missing from the bundle: "
+      out += banner.missingFiles.map { escape($0) }.joined(separator: ", ")
+      out += "</p>\n"
+    }
+    out += "</section>\n"
+    return out
+  }
+
+  private func figure(_ style: String, _ path: String?, caption: String) -> String {
+    guard let path else {
+      return "<figure class=\"\(style)\"><p class=\"missing\">\(escape(caption)): missing</p></figure>\n"
+    }
+    return "<figure class=\"\(style)\"><img src=\"\(href(path))\" alt=\"\(escape(caption))\" loading=\"lazy\">"
+      + "<figcaption>\(escape(caption)) · \(escape(path))</figcaption></figure>\n"
+  }
+
+  /// A relative link to a bundle file: each path segment percent-encoded.
+  private func href(_ path: String) -> String {
+    escape(ManifestEmitter.percentEncodedPath(path))
+  }
+
+  /// Text and attribute escaping: `& < > " '`.
+  private func escape(_ text: String) -> String {
+    var out = ""
+    out.reserveCapacity(text.count)
+    for ch in text {
+      switch ch {
+      case "&": out += "&amp;"
+      case "<": out += "&lt;"
+      case ">": out += "&gt;"
+      case "\"": out += "&quot;"
+      case "'": out += "&#39;"
+      default: out.append(ch)
+      }
+    }
+    return out
+  }
+}
