@@ -42,7 +42,7 @@ struct BannerItemBuilder: Sendable {
   }
 
   private func buildVideo(_ spec: BannerSpec, folder: String, parallelItems: Int) throws -> (ManifestEntry, [String], String) {
-    let built = try VideoBannerBuilder(settings: settings, darkVariants: darkVariants, encoderThreads: 1)
+    let built = try VideoBannerBuilder(settings: settings, darkVariants: darkVariants)
       .build(spec, bundleRoot: staging, folder: folder)
     return (.video(built.entry), built.warnings, built.summary)
   }

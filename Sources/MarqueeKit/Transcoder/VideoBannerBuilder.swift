@@ -16,11 +16,18 @@ public struct BuiltVideoBanner: Sendable {
 public struct VideoBannerBuilder: Sendable {
   public var settings: JobSettings
   public var darkVariants: DarkVariantGenerator
-  /// x264 threads per rendition; fixed (not derived from how many items run
-  /// at once) so the same job encodes to the same bytes.
+  /// x264 threads per rendition; fixed (not derived from `--jobs` or the
+  /// core count) because libx264's output depends on its thread count, so
+  /// the same job and sources encode to the same bytes on any machine.
   public var encoderThreads: Int
 
-  public init(settings: JobSettings, darkVariants: DarkVariantGenerator, encoderThreads: Int = 0) {
+  /// Two frame threads per rendition: a single video keeps both cores of a
+  /// small machine busy (x264 runs its frame encodes off the feeding
+  /// thread), and the bytes never depend on the machine.
+  public static let defaultEncoderThreads = 2
+
+  public init(settings: JobSettings, darkVariants: DarkVariantGenerator,
+              encoderThreads: Int = VideoBannerBuilder.defaultEncoderThreads) {
     self.settings = settings
     self.darkVariants = darkVariants
     self.encoderThreads = encoderThreads
