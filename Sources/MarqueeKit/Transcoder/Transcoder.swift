@@ -187,27 +187,27 @@ public struct Transcoder {
     // End of the last picture (rebased ticks), to close the graph after it.
     var videoEndTicks: Int64 = 0
 
-    func mux(_ p: Packet, into containers: [(OutputContainer, Int)]) throws {
-      for (k, (c, s)) in containers.enumerated() {
-        let copy = k == containers.count - 1 ? p : try p.clone()
-        try c.write(copy, stream: s)
-      }
-    }
+    // One worker thread per rendition owns its encoder and muxers from here
+    // until `join()`; this thread decodes, filters and encodes the audio.
     let audioStreamIndex = 1
-    func drainVideoEncoder(_ i: Int) throws {
-      while try videoEncoders[i].receive(encodedPacket) == .produced {
-        var targets = [(hls[i], 0)]
-        if i == plan.mp4Rendition { targets.append((mp4, 0)) }
-        let p = try encodedPacket.clone()
-        try mux(p, into: targets)
+    let workers = plan.renditions.indices.map { i in
+      RenditionWorker(encoder: videoEncoders[i], hls: hls[i], mp4: i == plan.mp4Rendition ? mp4 : nil,
+                      audioStream: audioStreamIndex)
+    }
+    for w in workers { w.start() }
+    var workersJoined = false
+    defer {
+      // On an error path the workers still hold references: stop them
+      // before the encoders and muxers are freed.
+      if !workersJoined {
+        for w in workers { try? w.push(.finish) }
+        for w in workers { try? w.join() }
       }
     }
     func drainAudioEncoder() throws {
       guard let enc = audioEncoder else { return }
       while try enc.receive(encodedPacket) == .produced {
-        let targets = hls.map { ($0, audioStreamIndex) } + [(mp4, audioStreamIndex)]
-        let p = try encodedPacket.clone()
-        try mux(p, into: targets)
+        for w in workers { try w.push(.audio(try encodedPacket.clone())) }
       }
     }
     func pullVideo() throws {
@@ -221,8 +221,7 @@ public struct Transcoder {
             try selector.offer(time: t, statistics: stats) { try filtered.clone() }
           }
           filtered.forcesKeyframe = planners[i].isIDR(frame: n)
-          _ = try videoEncoders[i].send(filtered)
-          try drainVideoEncoder(i)
+          try workers[i].push(.picture(try filtered.clone()))
         }
       }
     }
@@ -334,10 +333,6 @@ public struct Transcoder {
     }
     try vg.close(pts: videoEndTicks)
     try pullVideo()
-    for i in videoEncoders.indices {
-      _ = try videoEncoders[i].send(nil)
-      try drainVideoEncoder(i)
-    }
     if let ag = audioGraph {
       try ag.push(nil)
       try pullAudio()
@@ -346,6 +341,13 @@ public struct Transcoder {
       _ = try enc.send(nil)
       try drainAudioEncoder()
     }
+    for w in workers { try w.push(.finish) }
+    workersJoined = true
+    var workerError: Error? = nil
+    for w in workers {
+      do { try w.join() } catch { workerError = workerError ?? error }
+    }
+    if let e = workerError { throw e }
     for m in hls { try m.finish() }
     try mp4.finish()
 

@@ -21,10 +21,11 @@ public struct VideoBannerBuilder: Sendable {
   /// the same job and sources encode to the same bytes on any machine.
   public var encoderThreads: Int
 
-  /// Two frame threads per rendition: a single video keeps both cores of a
-  /// small machine busy (x264 runs its frame encodes off the feeding
-  /// thread), and the bytes never depend on the machine.
-  public static let defaultEncoderThreads = 2
+  /// One x264 thread per rendition: libx264's frame threads make its rate
+  /// control timing-dependent (the same job gave different bytes run to
+  /// run), so parallelism comes from encoding the renditions side by side
+  /// (`RenditionWorker`) and from building items concurrently.
+  public static let defaultEncoderThreads = 1
 
   public init(settings: JobSettings, darkVariants: DarkVariantGenerator,
               encoderThreads: Int = VideoBannerBuilder.defaultEncoderThreads) {

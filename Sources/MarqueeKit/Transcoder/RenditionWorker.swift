@@ -1,0 +1,136 @@
+import Foundation
+
+/// Encodes one rendition on its own thread: takes filtered pictures (and
+/// the shared audio packets) from a bounded queue, runs libx264 and writes
+/// the packets to the rendition's HLS muxer (and the MP4 muxer when this
+/// rendition is the MP4's).
+///
+/// Why a thread per rendition: libx264 output depends on its thread count,
+/// and its frame threads make rate control timing-dependent (measured: the
+/// same job gave different bytes run to run with two x264 threads). So each
+/// encoder runs single-threaded, which is byte-for-byte repeatable, and the
+/// renditions run side by side instead: a single video keeps every core
+/// busy and still encodes to the same bytes.
+///
+/// Ownership: the encoder and muxers are used only by this worker's thread
+/// between `start()` and `join()`; the creating thread sets them up before
+/// and finishes the muxers after. Items move into the queue and are never
+/// touched by the producer again. That hand-off is what the
+/// `@unchecked Sendable` stands for; the queue's lock orders every access.
+final class RenditionWorker: @unchecked Sendable {
+  enum Item {
+    /// A picture to encode (a reference the worker owns).
+    case picture(Frame)
+    /// An encoded AAC packet for this rendition's muxers (a reference).
+    case audio(Packet)
+    /// End of input: drain the encoder and stop.
+    case finish
+  }
+
+  private let encoder: Encoder
+  private let hls: OutputContainer
+  private let mp4: OutputContainer?
+  private let audioStream: Int
+  private let condition = NSCondition()
+  private var items: [Item] = []
+  private let capacity = 8
+  private var failure: Error?
+  private var finished = false
+  private var thread: Thread?
+
+  init(encoder: Encoder, hls: OutputContainer, mp4: OutputContainer?, audioStream: Int) {
+    self.encoder = encoder
+    self.hls = hls
+    self.mp4 = mp4
+    self.audioStream = audioStream
+  }
+
+  func start() {
+    let t = Thread { [self] in self.run() }
+    t.name = "marquee.rendition"
+    t.stackSize = 4 << 20
+    thread = t
+    t.start()
+  }
+
+  /// Queues an item, waiting while the queue is full. Returns the worker's
+  /// error, if it has failed (the item is then dropped).
+  func push(_ item: Item) throws {
+    condition.lock()
+    defer { condition.unlock() }
+    while items.count >= capacity && failure == nil { condition.wait() }
+    if let e = failure { throw e }
+    items.append(item)
+    condition.broadcast()
+  }
+
+  /// Waits until the worker has drained its encoder (after `.finish`).
+  /// - Throws: the first error the worker met.
+  func join() throws {
+    condition.lock()
+    defer { condition.unlock() }
+    while !finished { condition.wait() }
+    if let e = failure { throw e }
+  }
+
+  /// The next item, and whether the worker has already failed.
+  private func pop() -> (Item, Bool) {
+    condition.lock()
+    defer { condition.unlock() }
+    while items.isEmpty { condition.wait() }
+    let item = items.removeFirst()
+    condition.broadcast()
+    return (item, failure != nil)
+  }
+
+  private func run() {
+    let packet: Packet
+    do { packet = try Packet() } catch {
+      fail(error)
+      return
+    }
+    var draining = false
+    while !draining {
+      let (item, failed) = pop()
+      if failed {
+        if case .finish = item { break }
+        continue
+      }
+      do {
+        switch item {
+        case .picture(let frame):
+          _ = try encoder.send(frame)
+          try drain(packet)
+        case .audio(let p):
+          if let m = mp4 { try m.write(try p.clone(), stream: audioStream) }
+          try hls.write(p, stream: audioStream)
+        case .finish:
+          _ = try encoder.send(nil)
+          try drain(packet)
+          draining = true
+        }
+      } catch {
+        fail(error)
+      }
+    }
+    condition.lock()
+    finished = true
+    condition.broadcast()
+    condition.unlock()
+  }
+
+  private func drain(_ packet: Packet) throws {
+    while try encoder.receive(packet) == .produced {
+      if let m = mp4 { try m.write(try packet.clone(), stream: 0) }
+      try hls.write(try packet.clone(), stream: 0)
+    }
+  }
+
+  private func fail(_ error: Error) {
+    condition.lock()
+    if failure == nil { failure = error }
+    items.removeAll()
+    condition.broadcast()
+    condition.unlock()
+  }
+}
