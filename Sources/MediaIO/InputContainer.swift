@@ -96,7 +96,10 @@ public final class InputContainer {
     self.path = path
     let name = (path as NSString).lastPathComponent
     let attributes: [FileAttributeKey: Any]
-    do { attributes = try FileManager.default.attributesOfItem(atPath: path) } catch {
+    // A symbolic link is followed to what it names (a content team's media
+    // folder may be a link); what it names must still be a regular file.
+    let resolved = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+    do { attributes = try FileManager.default.attributesOfItem(atPath: resolved) } catch {
       throw .failure("stat", name, "file not found or unreadable")
     }
     if let type = attributes[.type] as? FileAttributeType, type != .typeRegular {

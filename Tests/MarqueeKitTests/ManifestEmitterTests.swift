@@ -207,7 +207,7 @@ struct ContractViolationCase: Sendable, CustomTestStringConvertible {
     #expect(items.allSatisfy { $0["link"] == nil })
   }
 
-  @Test(arguments: [(15.2004, 15.2), (9.87654, 9.877), (0.0005, 0.001), (600, 600)])
+  @Test(arguments: [(15.2004, 15.2), (9.87654, 9.876), (4.971633, 4.971), (0.0339, 0.033), (0.999999999, 1.0), (600, 600)])
   func durationIsRoundedToMilliseconds(_ input: Double, _ expected: Double) throws {
     let item = try #require(try renderedItems([.video(videoEntry(duration: input))]).first)
     #expect(JobJSON.number(item["duration"] as Any) == expected)

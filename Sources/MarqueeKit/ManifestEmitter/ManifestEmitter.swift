@@ -167,10 +167,13 @@ public struct ManifestEmitter: Sendable {
     return out
   }
 
-  /// Seconds rounded to milliseconds.
+  /// Seconds at millisecond precision, rounded *down* (a nanosecond of
+  /// slack absorbs binary noise such as 0.9999999), so the client, which
+  /// schedules from `duration`, never seeks past the end of the media.
   static func roundedDuration(_ seconds: Double) -> Double {
-    (seconds * 1000).rounded() / 1000
+    (seconds * 1000 + 1e-6).rounded(.down) / 1000
   }
+
 
   /// File extensions (lower-case) the client accepts for `url`.
   static let videoURLExtensions: Set<String> = ["mp4", "m3u8"]

@@ -84,6 +84,10 @@ public struct TranscodeError: Error, CustomStringConvertible, Sendable {
 /// libx264 → HLS muxer + MP4 muxer. Audio: decode → `aresample` → AAC-LC
 /// once → every muxer. The cover selector sees the top rendition's frames.
 public struct Transcoder {
+  /// The smallest picture side accepted, in pixels: below it there is no
+  /// picture worth a banner, and H.264's 16×16 macroblocks have nothing to code.
+  public static let minimumSide = 16
+
   public init() {}
 
   /// Runs the transcode.
@@ -97,7 +101,11 @@ public struct Transcoder {
     } catch let e as TranscodeError {
       throw e
     } catch let e as MediaIOError {
-      throw TranscodeError(e.description, cause: e)
+      // The pipeline already names the item and its source: say only what
+      // failed (and where, when it is not the source file itself).
+      let file = request.source.lastPathComponent
+      let reason = e.context.isEmpty || e.context == file ? e.reason : "\(e.context): \(e.reason)"
+      throw TranscodeError(reason, cause: e)
     } catch {
       throw TranscodeError("\(error)")
     }
@@ -121,6 +129,9 @@ public struct Transcoder {
     input.keepOnly(Set([video.index] + (audio.map { [$0.index] } ?? [])))
     let videoDecoder = try Decoder(container: input, streamIndex: video.index)
 
+    guard video.width >= Transcoder.minimumSide, video.height >= Transcoder.minimumSide else {
+      throw TranscodeError("picture is \(video.width)x\(video.height), below the minimum of \(Transcoder.minimumSide)x\(Transcoder.minimumSide) pixels")
+    }
     let plan = RenditionPlanner.plan(stream: video, requests: request.ladder, maxHeight: request.maxHeight,
                                      mp4Height: request.mp4Height)
     let fm = FileManager.default
