@@ -1,108 +1,232 @@
 import Foundation
+import MarqueeKit
 
-/// A command-line usage error: exit code 2 with the usage text.
+/// A command-line usage error: exit code 2 with the command's usage text.
 struct UsageError: Error, CustomStringConvertible {
   var message: String
+  /// The command whose usage to show, `nil` for the main help.
+  var command: String?
   var description: String { message }
+}
+
+/// How a command reports: live progress on a terminal, plain lines
+/// otherwise, or JSON lines.
+enum LogFormat: String, CaseIterable {
+  /// Live progress on a terminal, plain lines when not on one (default).
+  case text
+  /// Plain lines, even on a terminal.
+  case plain
+  /// One JSON object per line on stdout.
+  case json
+}
+
+/// Options every command that reports shares.
+struct OutputOptions {
+  var quiet = false
+  var verbose = false
+  var logFormat = LogFormat.text
+}
+
+/// `marquee build` and `marquee merge`.
+struct BuildArguments {
+  var job: String
+  var out: String?
+  var jobs: Int?
+  var allowPartial = false
+  var shard: ShardSpec?
+  var wait = false
+  /// `--rebuild`: encode everything again.
+  var rebuild = false
+  var output = OutputOptions()
+  /// `merge`: publish what the shards stored, encode nothing.
+  var merge = false
 }
 
 /// The parsed command line.
 enum Command {
   case help(topic: String?)
   case version
-  case build(job: String, out: String?, jobs: Int?, allowPartial: Bool, quiet: Bool, verbose: Bool)
+  case build(BuildArguments)
+  case verify(bundle: String, output: OutputOptions)
+  case validate(job: String, output: OutputOptions)
   case demoSources(directory: String)
+  case preview(bundle: String)
+  // New commands get a case here, a branch in `ArgumentParser.parse`, a
+  // `HelpText` entry and a `Marquee.run` branch.
 }
 
+/// Hand-rolled argv parsing: `marquee <command> [options] <argument>`.
 enum ArgumentParser {
+  /// The commands, in help order.
+  static let commands = ["build", "merge", "verify", "validate", "preview", "demo-sources"]
+
   /// Parses `arguments` (without the program name).
-  static func parse(_ arguments: [String]) throws -> Command {
+  ///
+  /// - Throws: `UsageError` naming the problem and the command.
+  static func parse(_ arguments: [String]) throws(UsageError) -> Command {
     guard let first = arguments.first else { return .help(topic: nil) }
-    var rest = Array(arguments.dropFirst())
+    var cursor = Cursor(arguments: Array(arguments.dropFirst()), command: first)
     switch first {
-    case "-h", "--help", "help": return .help(topic: rest.first)
-    case "--version", "version": return .version
-    case "build":
-      var job: String? = nil, out: String? = nil, jobs: Int? = nil
-      var allowPartial = false, quiet = false, verbose = false
-      while !rest.isEmpty {
-        let arg = rest.removeFirst()
+    case "-h", "--help", "help":
+      return .help(topic: cursor.rest.first)
+    case "--version", "-V", "version":
+      return .version
+    case "build", "merge":
+      var b = BuildArguments(job: "", merge: first == "merge")
+      var job: String? = nil
+      while let arg = cursor.next() {
+        if try cursor.outputOption(arg, into: &b.output) { continue }
         switch arg {
-        case "-h", "--help": return .help(topic: "build")
-        case "--out", "-o":
-          guard !rest.isEmpty else { throw UsageError(message: "--out needs a folder") }
-          out = rest.removeFirst()
+        case "-h", "--help": return .help(topic: first)
+        case "--out", "-o": b.out = try cursor.value(for: arg, "a folder")
         case "--jobs", "-j":
-          guard !rest.isEmpty, let n = Int(rest.removeFirst()), n >= 1 else {
-            throw UsageError(message: "--jobs needs a whole number of at least 1")
+          let text = try cursor.value(for: arg, "a whole number")
+          guard let n = Int(text), n >= 1 else {
+            throw UsageError(message: "--jobs needs a whole number of at least 1, got '\(text)'", command: first)
           }
-          jobs = n
-        case "--allow-partial": allowPartial = true
-        case "--quiet", "-q": quiet = true
-        case "--verbose", "-v": verbose = true
+          b.jobs = n
+        case "--shard":
+          let text = try cursor.value(for: arg, "i/n")
+          guard let s = ShardSpec(parsing: text) else {
+            throw UsageError(message: "--shard needs i/n with 0 <= i < n (0-based, like JOB_COMPLETION_INDEX), got '\(text)'", command: first)
+          }
+          b.shard = s
+        case "--allow-partial": b.allowPartial = true
+        case "--wait": b.wait = true
+        case "--rebuild": b.rebuild = true
         default:
-          if arg.hasPrefix("-") { throw UsageError(message: "unknown option '\(arg)' for build") }
-          guard job == nil else { throw UsageError(message: "build takes one job file; got '\(job!)' and '\(arg)'") }
-          job = arg
+          job = try cursor.positional(arg, existing: job, what: "job file")
         }
       }
-      guard let j = job else { throw UsageError(message: "build needs a job file, e.g. marquee build Pipelines/demo.json") }
-      return .build(job: j, out: out, jobs: jobs, allowPartial: allowPartial, quiet: quiet, verbose: verbose)
+      guard let j = job else { throw UsageError(message: "\(first) needs a job file, e.g. marquee \(first) Pipelines/demo.json", command: first) }
+      b.job = j
+      if b.merge && (b.jobs != nil || b.shard != nil || b.rebuild) {
+        throw UsageError(message: "merge encodes nothing: --jobs, --shard and --rebuild belong to build", command: first)
+      }
+      if b.merge && b.out == nil {
+        throw UsageError(message: "merge needs --out DIR: the output root the shards built into", command: first)
+      }
+      if b.shard != nil && b.out == nil {
+        throw UsageError(message: "--shard needs --out DIR: the output root every shard and the merge share", command: first)
+      }
+      return .build(b)
+    case "verify", "validate":
+      var output = OutputOptions()
+      var target: String? = nil
+      while let arg = cursor.next() {
+        if try cursor.outputOption(arg, into: &output) { continue }
+        switch arg {
+        case "-h", "--help": return .help(topic: first)
+        default: target = try cursor.positional(arg, existing: target, what: first == "verify" ? "bundle folder" : "job file")
+        }
+      }
+      if first == "verify" {
+        guard let t = target else { throw UsageError(message: "verify needs a bundle folder, e.g. marquee verify Output/demo", command: first) }
+        return .verify(bundle: t, output: output)
+      }
+      guard let t = target else { throw UsageError(message: "validate needs a job file, e.g. marquee validate Pipelines/demo.json", command: first) }
+      return .validate(job: t, output: output)
     case "demo-sources":
-      if rest.first == "--help" || rest.first == "-h" { return .help(topic: "demo-sources") }
-      guard rest.count == 1 else { throw UsageError(message: "demo-sources takes one folder") }
-      return .demoSources(directory: rest[0])
+      var folder: String? = nil
+      while let arg = cursor.next() {
+        switch arg {
+        case "-h", "--help": return .help(topic: first)
+        default: folder = try cursor.positional(arg, existing: folder, what: "folder")
+        }
+      }
+      guard let f = folder else { throw UsageError(message: "demo-sources needs a folder", command: first) }
+      return .demoSources(directory: f)
+    case "preview":
+      var bundle: String? = nil
+      while let arg = cursor.next() {
+        switch arg {
+        case "-h", "--help": return .help(topic: first)
+        default: bundle = try cursor.positional(arg, existing: bundle, what: "bundle folder")
+        }
+      }
+      guard let b = bundle else {
+        throw UsageError(message: "preview needs a bundle folder, e.g. marquee preview Output/demo", command: first)
+      }
+      return .preview(bundle: b)
     default:
-      throw UsageError(message: "unknown command '\(first)'")
+      let hint = closest(to: first, among: commands).map { " (did you mean '\($0)'?)" } ?? ""
+      throw UsageError(message: "unknown command '\(first)'\(hint)", command: nil)
     }
   }
-}
 
-enum HelpText {
-  static let version = "marquee 0.1.0"
-  static let main = """
-    marquee: turns a batch job file into a carousel-ready banner bundle
-    (H.264/AAC HLS + MP4 with fixed keyframes, covers, dark variants,
-    WebP/JPEG images and banners.json).
+  /// The candidate within edit distance 2 of `word`, if one is.
+  static func closest(to word: String, among candidates: [String]) -> String? {
+    func distance(_ a: [Character], _ b: [Character]) -> Int {
+      var row = Array(0...b.count)
+      for (i, ca) in a.enumerated() {
+        var previous = row[0]
+        row[0] = i + 1
+        for (j, cb) in b.enumerated() {
+          let current = row[j + 1]
+          row[j + 1] = min(row[j + 1] + 1, row[j] + 1, previous + (ca == cb ? 0 : 1))
+          previous = current
+        }
+      }
+      return row[b.count]
+    }
+    let scored = candidates.map { ($0, distance(Array(word), Array($0))) }.filter { $0.1 <= 2 }
+    return scored.min { $0.1 < $1.1 }?.0
+  }
 
-    Usage:
-      marquee build <job.json> [--out DIR] [--jobs N] [--allow-partial] [--quiet] [--verbose]
-      marquee demo-sources <folder>
-      marquee --help | --version
+  /// Walks the arguments of one command.
+  struct Cursor {
+    var rest: [String]
+    let command: String
 
-    Commands:
-      build          Build the job into <out>/<job name>/ (default out: ./Output).
-      demo-sources   Generate the built-in demo's source media into <folder>.
+    init(arguments: [String], command: String) {
+      rest = arguments
+      self.command = command
+    }
 
-    Exit codes:
-      0  every item was built and the bundle published
-      1  some items failed (the bundle is not replaced unless --allow-partial)
-      2  usage error, or the job file is invalid
-      4  I/O error writing the output
+    mutating func next() -> String? { rest.isEmpty ? nil : rest.removeFirst() }
 
-    """
-  static let build = """
-    Usage: marquee build <job.json> [--out DIR] [--jobs N] [--allow-partial] [--quiet] [--verbose]
+    /// The value after an option (`--out DIR`) or in it (`--out=DIR`).
+    mutating func value(for option: String, _ what: String) throws(UsageError) -> String {
+      guard let v = next(), !v.hasPrefix("-") || v == "-" else {
+        throw UsageError(message: "\(option) needs \(what)", command: command)
+      }
+      return v
+    }
 
-    Builds every banner of the job into a staging folder, writes banners.json
-    from what was produced, and switches the bundle <out>/<name>/ into place.
+    /// Handles `--quiet`, `--verbose`, `--log-format`; false for others.
+    mutating func outputOption(_ arg: String, into output: inout OutputOptions) throws(UsageError) -> Bool {
+      switch arg {
+      case "-q", "--quiet": output.quiet = true
+      case "-v", "--verbose": output.verbose = true
+      case "--log-format":
+        let text = try value(for: arg, "text, plain or json")
+        guard let format = LogFormat(rawValue: text) else {
+          throw UsageError(message: "--log-format is text, plain or json, got '\(text)'", command: command)
+        }
+        output.logFormat = format
+      default:
+        if arg.hasPrefix("--log-format=") {
+          let text = String(arg.dropFirst("--log-format=".count))
+          guard let format = LogFormat(rawValue: text) else {
+            throw UsageError(message: "--log-format is text, plain or json, got '\(text)'", command: command)
+          }
+          output.logFormat = format
+          return true
+        }
+        return false
+      }
+      return true
+    }
 
-    Options:
-      -o, --out DIR      Output root (default: ./Output). Nothing is written outside it.
-      -j, --jobs N       Items built at once (default: number of cores).
-      --allow-partial    Publish the good items when some fail (default: keep the old bundle).
-      -q, --quiet        Print errors only.
-      -v, --verbose      Print FFmpeg's underlying error for failures.
-
-    Exit codes: 0 all built; 1 some items failed; 2 usage or job error; 4 I/O error.
-
-    """
-  static let demoSources = """
-    Usage: marquee demo-sources <folder>
-
-    Writes the demo's sources, generated with libavfilter's test sources:
-    a 16:9 clip with audio, a portrait phone clip with a 90° rotation in its
-    display matrix, a photo-like JPEG and a product-on-white PNG.
-
-    """
+    /// A positional argument; options that are not known end up here too.
+    func positional(_ arg: String, existing: String?, what: String) throws(UsageError) -> String {
+      if arg.hasPrefix("-") && arg != "-" {
+        throw UsageError(message: "unknown option '\(arg)' for \(command)", command: command)
+      }
+      if let existing {
+        throw UsageError(message: "\(command) takes one \(what); got '\(existing)' and '\(arg)'", command: command)
+      }
+      return arg
+    }
+  }
 }

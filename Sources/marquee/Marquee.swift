@@ -1,81 +1,210 @@
 import Foundation
 import MarqueeKit
 
+/// The process exit codes, documented in `--help` and the README.
+struct ExitCode: RawRepresentable, Equatable {
+  var rawValue: Int32
+  /// Every item built (or reused) and the bundle published; a check passed.
+  static let success = ExitCode(rawValue: 0)
+  /// Some items failed (or the bundle fails verification).
+  static let itemsFailed = ExitCode(rawValue: 1)
+  /// Usage error, or the job file is invalid.
+  static let usage = ExitCode(rawValue: 2)
+  /// The bundle is locked by another run.
+  static let locked = ExitCode(rawValue: 3)
+  /// The output cannot be written (disk full, permissions).
+  static let io = ExitCode(rawValue: 4)
+}
+
 /// Entry point: parses the command line, runs the command, maps every
 /// outcome to text and an exit code in one place (stages never print).
 @main
 struct Marquee {
   static func main() async {
+    ProcessSetup.ignoreWriteSignals()
     let code = await run(Array(CommandLine.arguments.dropFirst()))
-    exit(code)
+    exit(code.rawValue)
   }
 
-  static func printError(_ text: String) {
-    FileHandle.standardError.write(Data((text + "\n").utf8))
-  }
-
-  static func run(_ arguments: [String]) async -> Int32 {
+  static func run(_ arguments: [String]) async -> ExitCode {
     MediaLog.set(arguments.contains("--verbose") || arguments.contains("-v") ? .warnings : .quiet)
     let command: Command
     do { command = try ArgumentParser.parse(arguments) } catch {
-      printError("error: \(error)\n")
-      printError(HelpText.main)
-      return 2
+      Console.shared.err("error: \(error.message)\n\n" + usageLines(for: error.command))
+      return .usage
     }
     switch command {
     case .help(let topic):
-      switch topic {
-      case "build": print(HelpText.build, terminator: "")
-      case "demo-sources": print(HelpText.demoSources, terminator: "")
-      default: print(HelpText.main, terminator: "")
-      }
-      return 0
+      Console.shared.out(HelpText.topic(topic))
+      return .success
     case .version:
-      print(HelpText.version)
-      return 0
+      Console.shared.out(HelpText.version + "\n")
+      return .success
     case .demoSources(let dir):
       do {
         let url = URL(fileURLWithPath: dir)
         try DemoSources.write(into: url)
-        for f in DemoSources.files { print(url.appendingPathComponent(f).path) }
-        return 0
+        for f in DemoSources.files { Console.shared.out(url.appendingPathComponent(f).path + "\n") }
+        return .success
       } catch {
-        printError("error: cannot write the demo sources: \(error)")
-        return 4
+        Console.shared.err("error: cannot write the demo sources: \(error)\n")
+        return .io
       }
-    case let .build(jobPath, out, jobs, allowPartial, quiet, verbose):
-      return await build(jobPath: jobPath, out: out, jobs: jobs, allowPartial: allowPartial, quiet: quiet, verbose: verbose)
+    case .preview(let bundle):
+      do {
+        let result = try PreviewWriter().write(bundle: URL(fileURLWithPath: bundle))
+        for w in result.warnings { Console.shared.err("warning: \(w)\n") }
+        Console.shared.out(result.html.path + "\n" + result.contactSheet.path + "\n")
+        return .success
+      } catch {
+        Console.shared.err("error: \(error)\n")
+        return .io
+      }
+    case .build(let arguments):
+      return await BuildCommand(arguments: arguments).run()
+    case .verify(let bundle, let output):
+      return VerifyCommand(bundle: bundle, output: output).run()
+    case .validate(let job, let output):
+      return ValidateCommand(job: job, output: output).run()
     }
   }
 
-  static func build(jobPath: String, out: String?, jobs: Int?, allowPartial: Bool, quiet: Bool, verbose: Bool) async -> Int32 {
-    let job: Job
-    do { job = try JobReader().read(contentsOf: URL(fileURLWithPath: jobPath)) } catch {
-      printError("error: \(error)")
-      return 2
+  /// The usage lines of a command's help (up to the first blank line after
+  /// "Usage:"), pointing at `--help` for the rest.
+  static func usageLines(for command: String?) -> String {
+    guard let command else {
+      return "Usage: marquee <command> [options]   (commands: \(ArgumentParser.commands.joined(separator: ", ")))\n\n"
+        + "See 'marquee --help' for more.\n"
     }
-    for w in job.warnings { printError("warning: \(w)") }
-    var options = BuildOptions(outputRoot: URL(fileURLWithPath: out ?? "Output"), allowPartial: allowPartial)
-    if let j = jobs { options.jobs = j }
-    if !quiet { print("Building \(job.banners.count) banner(s) of '\(job.name)' into \(options.outputRoot.appendingPathComponent(job.name).path)") }
+    let help = HelpText.topic(command)
+    let lines = help.split(separator: "\n", omittingEmptySubsequences: false)
+    guard let start = lines.firstIndex(where: { $0.hasPrefix("Usage") }) else { return help }
+    var usage: [Substring] = []
+    for line in lines[start...] {
+      if line.isEmpty && !usage.isEmpty && !(usage.last?.hasSuffix(":") ?? false) { break }
+      usage.append(line)
+    }
+    return usage.joined(separator: "\n") + "\n\nSee 'marquee \(command) --help' for more.\n"
+  }
+}
+
+// MARK: - build / merge
+
+struct BuildCommand {
+  let arguments: BuildArguments
+
+  func run() async -> ExitCode {
+    let reporter = Reporter(output: arguments.output)
+    let job: Job
+    do { job = try JobReader().read(contentsOf: URL(fileURLWithPath: arguments.job)) } catch {
+      reporter.say(.error, .run, .failed, error: error.description)
+      return .usage
+    }
+    reporter.prepare(ids: job.banners.map(\.id))
+    for w in job.warnings { reporter.say(.warning, .run, .warning, message: w) }
+    var options = BuildOptions(outputRoot: URL(fileURLWithPath: arguments.out ?? "Output"),
+                               allowPartial: arguments.allowPartial, waitForLock: arguments.wait)
+    if let j = arguments.jobs { options.jobs = j }
+    options.forceRebuild = arguments.rebuild
+    if arguments.merge { options.mode = .merge } else if let s = arguments.shard { options.mode = .shard(s) }
+    options.onEvent = reporter.handler
+    options.progressInterval = reporter.wantsProgress ? 0.25 : 0
+    options.commandDescription = (["marquee", arguments.merge ? "merge" : "build", arguments.job]
+      + (arguments.shard.map { ["--shard", $0.description] } ?? [])).joined(separator: " ")
+
     let report: BuildReport
     do { report = try await BundleBuilder().build(job: job, options: options) } catch {
-      printError("error: \(error)")
-      return 4
-    }
-    for item in report.items {
-      if let f = item.failure {
-        printError("error: \(f.description)")
-      } else if !quiet {
-        print(String(format: "  ok  %@ (%@, %.1f s): %@", item.id, item.kind.rawValue, item.seconds, item.summary))
+      switch error.kind {
+      case .locked:
+        reporter.say(.error, .lock, .failed, error: error.reason + " (use --wait to wait for it)")
+        return .locked
+      case .io:
+        reporter.say(.error, .publish, .failed, error: error.reason)
+        return .io
+      case .verification:
+        reporter.say(.error, .verify, .failed, error: error.reason)
+        return .itemsFailed
       }
-      for w in item.warnings { printError("warning: \(item.id): \(w)") }
     }
-    for w in report.warnings where !job.warnings.contains(w) { printError("warning: \(w)") }
-    if report.published && !quiet {
-      print("Wrote \(report.bundle.appendingPathComponent("banners.json").path) (\(report.items.count - report.failedCount) of \(report.items.count) banners)")
+    let manifest = report.bundle.appendingPathComponent("banners.json").path
+    let outcome: String? =
+      if report.published {
+        "Published \(manifest)"
+      } else if case .shard(let s) = options.mode {
+        "Shard \(s): items stored in \(options.outputRoot.appendingPathComponent(".marquee/store").path); run `marquee merge` when every shard has finished"
+      } else {
+        "Not published: \(report.bundle.path) is unchanged"
+      }
+    reporter.summary(report, published: outcome)
+    if report.ioError != nil { return .io }
+    if report.failedCount > 0 || report.violations.count > 0 { return .itemsFailed }
+    if case .shard = options.mode { return .success }
+    return report.published ? .success : .itemsFailed
+  }
+}
+
+// MARK: - verify
+
+struct VerifyCommand {
+  let bundle: String
+  let output: OutputOptions
+
+  func run() -> ExitCode {
+    let reporter = Reporter(output: output)
+    let url = URL(fileURLWithPath: bundle)
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+      reporter.say(.error, .verify, .failed, error: "\(bundle): no such bundle folder")
+      return .usage
     }
-    _ = verbose
-    return report.failedCount > 0 || !report.published ? 1 : 0
+    let start = Date()
+    let report = BundleVerifier().verify(bundle: url)
+    for w in report.warnings { reporter.say(.warning, .verify, .warning, message: w) }
+    for v in report.violations {
+      if reporter.mode == .json {
+        reporter.say(.error, .verify, .violation, item: v.item, error: v.problem, fields: ["file": v.file])
+      } else {
+        Console.shared.err("error: \(v.description)\n")
+      }
+    }
+    let seconds = LogLine.seconds(Date().timeIntervalSince(start))
+    let counts = "\(report.itemCount) item(s), \(report.fileCount) file(s) checked in \(seconds)"
+    let fields = ["violations": String(report.violations.count), "items": String(report.itemCount), "files": String(report.fileCount)]
+    if report.isValid {
+      reporter.say(.info, .verify, .finished, message: "\(bundle) verifies: \(counts)", fields: fields)
+      return .success
+    }
+    reporter.say(.error, .verify, .summary, message: "\(bundle): \(report.violations.count) violation(s); \(counts)", fields: fields)
+    return .itemsFailed
+  }
+}
+
+// MARK: - validate
+
+struct ValidateCommand {
+  let job: String
+  let output: OutputOptions
+
+  func run() -> ExitCode {
+    let reporter = Reporter(output: output)
+    let (parsed, problems) = JobValidator.validate(jobAt: URL(fileURLWithPath: job))
+    for p in problems {
+      if reporter.mode == .json {
+        reporter.say(.error, .run, .failed, error: p.reason, fields: ["file": p.file, "path": p.path])
+      } else {
+        Console.shared.err("error: \(p.description)\n")
+      }
+    }
+    if let parsed {
+      for w in parsed.warnings { reporter.say(.warning, .run, .warning, message: w) }
+    }
+    guard problems.isEmpty, let parsed else {
+      reporter.say(.error, .run, .summary, message: "\(job): \(problems.count) problem(s)")
+      return .usage
+    }
+    let videos = parsed.banners.filter { $0.kind == .video }.count
+    reporter.say(.info, .run, .finished,
+                 message: "\(job) is valid: \(parsed.banners.count) banner(s) (\(videos) video, \(parsed.banners.count - videos) image)")
+    return .success
   }
 }

@@ -194,7 +194,9 @@ struct EndToEndTests {
     defer { try? FileManager.default.removeItem(at: root1) }
     #expect(!strict.published)
     #expect(!FileManager.default.fileExists(atPath: strict.bundle.path))
+    // Only the content-addressed store (`.marquee/`) may remain: no staging folder.
     let leftovers = try FileManager.default.contentsOfDirectory(atPath: root1.appendingPathComponent("out").path)
+      .filter { $0 != ".marquee" }
     #expect(leftovers.isEmpty, "staging left behind: \(leftovers)")
 
     let (root2, partial) = try await Self.build(banners: banners, allowPartial: true)
@@ -232,9 +234,12 @@ struct EndToEndTests {
       jobFileURL: dir.appendingPathComponent("job.json"))
     let second = try await BundleBuilder().build(job: job, options: BuildOptions(outputRoot: root.appendingPathComponent("out")))
     #expect(second.published)
-    #expect(!FileManager.default.fileExists(atPath: second.bundle.appendingPathComponent("images/a").path))
-    #expect(FileManager.default.fileExists(atPath: second.bundle.appendingPathComponent("images/b").path))
+    // Item folders are `images/<id>` or `images/<id>-<content hash>`.
+    let images = try FileManager.default.contentsOfDirectory(atPath: second.bundle.appendingPathComponent("images").path)
+    #expect(!images.contains { $0 == "a" || $0.hasPrefix("a-") }, "\(images)")
+    #expect(images.contains { $0 == "b" || $0.hasPrefix("b-") }, "\(images)")
     let entries = try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("out").path)
+      .filter { $0 != ".marquee" }
     #expect(entries == ["re"])
   }
 }

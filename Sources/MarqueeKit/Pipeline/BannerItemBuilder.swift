@@ -1,8 +1,20 @@
 import Foundation
 
-/// Builds one banner into the staging bundle: the stage chain for its kind.
+/// What the stages made for one banner: its manifest entry (paths under the
+/// item's folder), warnings and a one-line summary.
+struct ItemProduct: Sendable {
+  var entry: ManifestEntry
+  var warnings: [String]
+  var summary: String
+}
+
+/// Runs one banner's stage chain into a folder: the seam between the
+/// pipeline (store, scheduling, publishing) and the stages. One function per
+/// kind; each writes under `root/<folder>` and returns bundle-style paths
+/// starting with `<folder>/`.
 struct BannerItemBuilder: Sendable {
   let settings: JobSettings
+  /// Where the stages write (a temporary folder of the store).
   let staging: URL
 
   var limits: InputLimits {
@@ -14,36 +26,62 @@ struct BannerItemBuilder: Sendable {
     return DarkVariantGenerator(options: .init(surface: DarkSurface(r: s.r, g: s.g, b: s.b)))
   }
 
-  /// Runs the item; never throws: a failure becomes the outcome, and the
-  /// item's partial files are removed.
-  func build(_ spec: BannerSpec, parallelItems: Int) -> ItemOutcome {
-    let start = Date()
-    let folder = spec.kind == .video ? "videos/\(spec.id)" : "images/\(spec.id)"
-    do {
-      let (entry, warnings, summary) = try spec.kind == .video
-        ? buildVideo(spec, folder: folder, parallelItems: parallelItems)
-        : buildImage(spec, folder: folder)
-      return ItemOutcome(id: spec.id, kind: spec.kind, entry: entry, failure: nil, warnings: warnings,
-                         seconds: Date().timeIntervalSince(start), summary: summary)
-    } catch {
-      try? FileManager.default.removeItem(at: staging.appendingPathComponent(folder))
-      let reason: String
-      switch error {
-      case let e as TranscodeError: reason = e.reason
-      case let e as MediaIOError: reason = e.description
-      case let e as ItemFailure: reason = e.reason
-      case let e as ImageRenderError: reason = e.message
-      default: reason = "\(error)"
-      }
-      return ItemOutcome(id: spec.id, kind: spec.kind, entry: nil,
-                         failure: ItemFailure(id: spec.id, source: spec.sourceText, reason: reason),
-                         warnings: [], seconds: Date().timeIntervalSince(start), summary: "")
-    }
+  /// The folder the stages write an item into, relative to `staging`.
+  static func folder(for spec: BannerSpec) -> String {
+    spec.kind == .video ? "videos/\(spec.id)" : "images/\(spec.id)"
   }
 
-  private func buildVideo(_ spec: BannerSpec, folder: String, parallelItems: Int) throws -> (ManifestEntry, [String], String) {
-    let built = try VideoBannerBuilder(settings: settings, darkVariants: darkVariants)
+  /// Runs the item's chain.
+  ///
+  /// - Throws: whatever the stages throw (`TranscodeError`, `MediaIOError`,
+  ///   `ImageRenderError`, file-system errors); `ItemFailure.classify`
+  ///   turns it into words.
+  func make(_ spec: BannerSpec) throws -> ItemProduct {
+    let folder = Self.folder(for: spec)
+    let (entry, warnings, summary) = try spec.kind == .video
+      ? buildVideo(spec, folder: folder)
+      : buildImage(spec, folder: folder)
+    return ItemProduct(entry: entry, warnings: warnings, summary: summary)
+  }
+
+  /// Video banners: `VideoBannerBuilder` (transcoder, master playlist,
+  /// cover and its dark variant) with the pipeline's fixed encoder threads.
+  private func buildVideo(_ spec: BannerSpec, folder: String) throws -> (ManifestEntry, [String], String) {
+    let built = try VideoBannerBuilder(settings: settings, darkVariants: darkVariants,
+                                       encoderThreads: ItemFingerprint.encoderThreads)
       .build(spec, bundleRoot: staging, folder: folder)
     return (.video(built.entry), built.warnings, built.summary)
+  }
+}
+
+extension ItemFailure {
+  /// Words for any error a stage or the store threw, and whether it means
+  /// the output cannot be written.
+  static func classify(_ error: Error, spec: BannerSpec) -> ItemFailure {
+    let reason: String
+    var io = false
+    switch error {
+    case let e as TranscodeError:
+      reason = e.reason
+      if let cause = e.cause { io = FileSystem.outputErrnos.contains(-cause.code) }
+    case let e as MediaIOError:
+      reason = e.description
+      io = FileSystem.outputErrnos.contains(-e.code)
+    case let e as ImageRenderError:
+      reason = e.description
+      io = e.code == .writeFailed || e.cause.map { FileSystem.outputErrnos.contains(-$0.code) } ?? false
+    case let e as ItemFailure:
+      return e
+    case let e as StoreError:
+      reason = e.description
+      io = e.isIO
+    default:
+      reason = FileSystem.describe(error)
+      io = FileSystem.posixCode(error).map { FileSystem.outputErrnos.contains($0) } ?? false
+    }
+    // Errors that only carry text (a muxer's trailer, a wrapped write).
+    let markers = ["No space left on device", "File too large", "Disk quota exceeded", "Read-only file system"]
+    if markers.contains(where: reason.contains) { io = true }
+    return ItemFailure(id: spec.id, source: spec.sourceText, reason: reason, isOutputIOError: io)
   }
 }

@@ -1,160 +1,558 @@
 import Foundation
 
-internal import CFileSystem
-
-/// Options of one build run.
-public struct BuildOptions: Sendable {
-  /// The output root; the bundle is `outputRoot/<job name>`. Nothing is
-  /// written outside it.
-  public var outputRoot: URL
-  /// Items built at once (default: the number of cores).
-  public var jobs: Int
-  /// Publish the good items when some fail (default: keep the old bundle).
-  public var allowPartial: Bool
-
-  public init(outputRoot: URL, jobs: Int = ProcessInfo.processInfo.activeProcessorCount, allowPartial: Bool = false) {
-    self.outputRoot = outputRoot
-    self.jobs = max(1, jobs)
-    self.allowPartial = allowPartial
-  }
-}
-
-/// A bundle-level failure (the output root cannot be written, the switch
-/// into place failed). Item failures are never thrown: they are outcomes.
-public struct BundleError: Error, CustomStringConvertible, Sendable {
-  public var reason: String
-  public var description: String { reason }
-}
-
-/// Builds a job into a bundle: every item into a staging folder beside the
-/// bundle, banners.json last from what the stages produced, then a switch
-/// into place, so a reader sees the old bundle or the new one, never a mix.
+/// Builds a job into a bundle, incrementally and atomically.
+///
+/// 1. **Lock** the bundle (`BundleLock`): a second run fails at once with
+///    the holder's name, or waits with `waitForLock`. Then remove what
+///    killed runs left (staging folders, store temporaries).
+/// 2. **Fingerprint** every item (`ItemFingerprint`): SHA-256 of the source
+///    and of every setting that affects its outputs.
+/// 3. **Build or reuse**: an item whose fingerprint is in the store
+///    (`AssetStore`) is reused; the others are built, at most `jobs` at a
+///    time, each on its own thread with a fixed encoder thread count,
+///    decoded and checked (`VideoAssetVerifier`/`ImageAssetVerifier`), and
+///    renamed into the store complete.
+/// 4. **Assemble** a staging bundle in `<out>/.marquee/staging/`: each
+///    item's files hard-linked from the store under
+///    `videos|images/<id>-<fingerprint16>/`, so a URL names its content and
+///    unchanged items keep their URLs; banners.json last.
+/// 5. **Verify** the staged bundle (`BundleVerifier`), then **publish** by
+///    swapping it with the old bundle (`renameat2(RENAME_EXCHANGE)`): a
+///    reader sees the old bundle or the new one, never a mix, and a run
+///    killed at any point leaves the previous bundle whole.
 ///
 /// Layout inside the bundle:
-/// - `banners.json`
-/// - `videos/<id>/master.m3u8`, `videos/<id>/<rendition>/index.m3u8` with
-///   `init.mp4` and `segment_NNNNN.m4s`, `videos/<id>/video.mp4`,
-///   `videos/<id>/cover.webp|jpg` and `cover.dark.webp|jpg`
-/// - `images/<id>/w<width>.webp|jpg` and `w<width>.dark.webp|jpg`
-/// - `nginx-dark-theme.conf`: serves `<name>.dark.<ext>` for `?theme=dark`.
+/// - `banners.json`, `nginx-dark-theme.conf`
+/// - `videos/<id>-<hash>/master.m3u8`, `<rendition>/index.m3u8` with
+///   `init.mp4` and `segment_NNNNN.m4s`, `video.mp4`, `cover.webp|jpg`,
+///   `cover.dark.webp|jpg`
+/// - `images/<id>-<hash>/w<width>.webp|jpg` and `w<width>.dark.webp|jpg`
+///
+/// By default a failed item keeps the old bundle in place (the good items
+/// stay in the store for the rerun); `allowPartial` publishes the rest.
+/// `.shard` builds a subset into the store only; `.merge` encodes nothing
+/// and publishes what the shards stored.
 public struct BundleBuilder: Sendable {
   public init() {}
 
-  /// Builds `job`.
+  /// Runs the job.
   ///
-  /// - Throws: `BundleError` when the output root cannot be prepared or the
-  ///   finished bundle cannot be put in place. Items that fail are reported
-  ///   in the `BuildReport`, and the other items are still built.
+  /// - Throws: `BundleError` when the bundle is locked by another run
+  ///   (`.locked`), or the output root cannot be prepared or the bundle put
+  ///   in place (`.io`). Items that fail are reported in the `BuildReport`;
+  ///   an output I/O error during an item sets `BuildReport.ioError`.
   public func build(job: Job, options: BuildOptions) async throws(BundleError) -> BuildReport {
-    let fm = FileManager.default
-    let root = options.outputRoot.standardizedFileURL
-    do { try fm.createDirectory(at: root, withIntermediateDirectories: true) } catch {
-      throw BundleError(reason: "cannot create the output root \(root.path): \(error.localizedDescription)")
-    }
-    let bundle = root.appendingPathComponent(job.name, isDirectory: true)
-    let token = "\(ProcessInfo.processInfo.processIdentifier)-\(UInt32.random(in: 0...UInt32.max))"
-    let staging = root.appendingPathComponent(".\(job.name).staging-\(token)", isDirectory: true)
-    do { try fm.createDirectory(at: staging, withIntermediateDirectories: true) } catch {
-      throw BundleError(reason: "cannot create the staging folder in \(root.path): \(error.localizedDescription)")
-    }
-    removeStaleStaging(root: root, name: job.name, keep: staging)
+    try await BuildRun(job: job, options: options).execute()
+  }
+}
 
-    var warnings = job.warnings
-    let items = await buildItems(job: job, staging: staging, jobs: options.jobs)
-    let entries = items.compactMap { $0.entry }
-    let failed = items.contains { $0.failure != nil }
-    if entries.isEmpty || (failed && !options.allowPartial) {
-      try? fm.removeItem(at: staging)
-      if failed && !entries.isEmpty {
-        warnings.append("bundle not published: \(items.filter { $0.failure != nil }.count) item(s) failed; the previous bundle is unchanged (use --allow-partial to publish the \(entries.count) good item(s))")
-      } else {
-        warnings.append("bundle not published: no item was built")
-      }
-      return BuildReport(bundle: bundle, items: items, published: false, warnings: warnings)
-    }
-    do {
-      let manifest = try ManifestEmitter(baseURL: job.baseURL).render(entries)
-      let problems = ManifestEmitter.validate(manifest)
-      if !problems.isEmpty {
-        throw BundleError(reason: "banners.json breaks the client contract: " + problems.joined(separator: "; "))
-      }
-      try manifest.write(to: staging.appendingPathComponent("banners.json"), options: .atomic)
-      try Data(NginxDarkThemeRule.text.utf8).write(to: staging.appendingPathComponent(NginxDarkThemeRule.fileName), options: .atomic)
-    } catch let e as BundleError {
-      try? fm.removeItem(at: staging)
-      throw e
-    } catch {
-      try? fm.removeItem(at: staging)
-      throw BundleError(reason: "cannot write banners.json: \(error)")
-    }
-    try publish(staging: staging, bundle: bundle)
-    return BuildReport(bundle: bundle, items: items, published: true, warnings: warnings)
+/// One run of `BundleBuilder`.
+struct BuildRun: Sendable {
+  let job: Job
+  let options: BuildOptions
+  let root: URL
+  let bundle: URL
+  let store: AssetStore
+  let monitor = ProgressMonitor()
+
+  init(job: Job, options: BuildOptions) {
+    self.job = job
+    self.options = options
+    root = options.outputRoot.standardizedFileURL
+    bundle = root.appendingPathComponent(job.name, isDirectory: true)
+    store = AssetStore(outputRoot: root)
   }
 
-  /// Builds items concurrently, at most `jobs` at a time, keeping job order.
-  private func buildItems(job: Job, staging: URL, jobs: Int) async -> [ItemOutcome] {
+  var stagingFolder: URL { root.appendingPathComponent(".marquee/staging", isDirectory: true) }
+
+  func emit(_ event: BuildEvent) { options.onEvent?(event) }
+
+  func emit(_ level: BuildEvent.Level, item: String? = nil, _ stage: BuildEvent.Stage, _ name: BuildEvent.Name,
+            duration: Double? = nil, error: String? = nil, message: String? = nil, fields: [String: String] = [:]) {
+    emit(BuildEvent(level: level, item: item, stage: stage, event: name, duration: duration, error: error,
+                    message: message, fields: fields))
+  }
+
+  func emit(item: String? = nil, _ stage: BuildEvent.Stage, _ name: BuildEvent.Name,
+            duration: Double? = nil, error: String? = nil, message: String? = nil, fields: [String: String] = [:]) {
+    emit(.info, item: item, stage, name, duration: duration, error: error, message: message, fields: fields)
+  }
+
+  // MARK: - Run
+
+  func execute() async throws(BundleError) -> BuildReport {
+    let started = Date()
+    do {
+      try FileSystem.makeDirectory(root)
+      try store.prepare()
+    } catch {
+      throw BundleError(kind: .io, reason: "cannot prepare the output root: \(error)")
+    }
+    var shard: ShardSpec? = nil
+    if case .shard(let s) = options.mode { shard = s }
+    let modeName: String =
+      switch options.mode {
+      case .publish: "build"
+      case .shard(let s): "shard \(s)"
+      case .merge: "merge"
+      }
+    emit(.run, .started, message: "\(modeName) of '\(job.name)': \(job.banners.count) item(s) into \(bundle.path)",
+         fields: ["mode": modeName, "jobs": String(options.jobs), "items": String(job.banners.count)])
+
+    // 1. Lock (shards write only to the store, which needs none).
+    var lock: BundleLock? = nil
+    if shard == nil {
+      let lockURL = BundleLock.url(outputRoot: root, bundleName: job.name)
+      do {
+        lock = try await BundleLock.acquire(url: lockURL, wait: options.waitForLock, command: options.commandDescription) { holder in
+          emit(.lock, .waiting, message: "bundle is locked by \(holder); waiting")
+        }
+      } catch let busy as BundleLock.Busy {
+        throw BundleError(kind: .locked, reason: "\(bundle.path) is being built by another run: \(busy.holder)", holder: busy.holder)
+      } catch {
+        throw BundleError(kind: .io, reason: "cannot lock \(bundle.path): \(error)")
+      }
+      emit(.lock, .acquired, message: lockURL.path)
+      await TestHooks.holdLockIfAsked()
+      removeStaleStaging()
+    }
+    for name in store.removeLeftovers() {
+      emit(.cleanup, .removed, message: "temporary folder of a run that is gone: \(name)")
+    }
+    defer { withExtendedLifetime(lock) {} }
+
+    // Never replace something that is not a bundle: a file at the bundle's
+    // path, or a folder with content but no banners.json (a user's folder
+    // that happens to share the job's name). Checked before any encoding.
+    if let problem = bundleReplaceProblem(at: bundle) {
+      throw BundleError(kind: .io, reason: problem)
+    }
+
+    // 2–3. Fingerprint, then build or reuse.
+    var outcomes = await produceItems(shard: shard)
+    var report = BuildReport(bundle: bundle, items: outcomes.map(\.outcome), published: false, warnings: job.warnings)
+    func finish(_ published: Bool) -> BuildReport {
+      report.items = outcomes.map(\.outcome)
+      report.published = published
+      report.seconds = Date().timeIntervalSince(started)
+      emit(report.failedCount > 0 || report.ioError != nil ? .warning : .info, .run, .summary,
+           duration: report.seconds, message: report.countsSummary + (published ? "; published \(bundle.path)" : ""),
+           fields: ["built": String(report.builtCount), "reused": String(report.reusedCount),
+                    "failed": String(report.failedCount), "published": String(published)])
+      return report
+    }
+
+    if let io = outcomes.first(where: { $0.outcome.failure?.isOutputIOError == true })?.outcome.failure {
+      report.ioError = io.description
+    }
+    if shard != nil { return finish(false) }
+
+    // 4–5. Assemble, verify, publish.
+    for attempt in 0..<2 {
+      let failed = outcomes.filter { $0.outcome.status == .failed }
+      let good = outcomes.filter { $0.record != nil && $0.outcome.status != .failed }
+      if let io = report.ioError {
+        notPublished("the output cannot be written (\(io)); the previous bundle is unchanged", &report)
+        return finish(false)
+      }
+      if good.isEmpty {
+        notPublished("no item was built; the previous bundle is unchanged", &report)
+        return finish(false)
+      }
+      if !failed.isEmpty && !options.allowPartial {
+        notPublished("\(failed.count) item(s) failed; the previous bundle is unchanged (the \(good.count) good item(s) are kept in the store for the rerun; --allow-partial publishes them)", &report)
+        return finish(false)
+      }
+      let staging = stagingFolder.appendingPathComponent("\(job.name).\(UUID().uuidString.lowercased())", isDirectory: true)
+      do {
+        try assemble(good, into: staging)
+      } catch {
+        FileSystem.remove(staging)
+        if error.isIO {
+          report.ioError = error.description
+          notPublished("the output cannot be written (\(error)); the previous bundle is unchanged", &report)
+          return finish(false)
+        }
+        throw BundleError(kind: .verification, reason: "cannot assemble the bundle: \(error)")
+      }
+      CrashPoint.staged.hit()
+
+      let verifyStart = Date()
+      let trusted = Set(good.compactMap(\.outcome.folder))
+      let verification = BundleVerifier(options: VerifyOptions(decodeMedia: true, trustedFolders: trusted)).verify(bundle: staging)
+      for v in verification.violations {
+        emit(.error, item: v.item, .verify, .violation, error: "\(v.file): \(v.problem)")
+      }
+      for w in verification.warnings { emit(.warning, .verify, .warning, message: w) }
+      guard verification.isValid else {
+        FileSystem.remove(staging)
+        report.violations = verification.violations
+        let named = Set(verification.violations.compactMap(\.item))
+        let unattributed = verification.violations.contains { $0.item == nil }
+        for i in outcomes.indices where named.contains(outcomes[i].outcome.id) {
+          let problems = verification.violations.filter { $0.item == outcomes[i].outcome.id }
+            .map { "\($0.file): \($0.problem)" }.joined(separator: "; ")
+          // A stored output that fails is built again by the next run.
+          if let hash = outcomes[i].outcome.fingerprint, let folder = outcomes[i].outcome.folder,
+             verification.violations.contains(where: { $0.item == outcomes[i].outcome.id && $0.file.hasPrefix(folder + "/") }) {
+            store.discard(hash)
+          }
+          outcomes[i].fail(ItemFailure(id: outcomes[i].outcome.id, source: outcomes[i].spec.sourceText,
+                                       reason: "the bundle fails verification: \(problems)"))
+        }
+        if unattributed || !options.allowPartial || attempt == 1 {
+          notPublished("the staged bundle fails verification (\(verification.violations.count) problem(s)); the previous bundle is unchanged", &report)
+          return finish(false)
+        }
+        continue
+      }
+      emit(.verify, .finished, duration: Date().timeIntervalSince(verifyStart),
+           message: "\(verification.itemCount) item(s), \(verification.fileCount) file(s) checked")
+      CrashPoint.verified.hit()
+
+      let publishStart = Date()
+      do { try publish(staging: staging) } catch {
+        FileSystem.remove(staging)
+        throw BundleError(kind: .io, reason: "cannot switch \(bundle.path) into place: \(error)")
+      }
+      for f in failed {
+        let text = "published without \(f.outcome.id) (--allow-partial): \(f.outcome.failure?.reason ?? "failed")"
+        report.warnings.append(text)
+        emit(.warning, item: f.outcome.id, .publish, .warning, message: text)
+      }
+      emit(.publish, .published, duration: Date().timeIntervalSince(publishStart), message: bundle.path,
+           fields: ["items": String(good.count)])
+      let pruned = store.prune(maxAge: options.storeRetention)
+      if pruned > 0 { emit(.cleanup, .removed, message: "\(pruned) store object(s) no bundle has used for \(Int(options.storeRetention / 86_400)) days") }
+      return finish(true)
+    }
+    return finish(false)
+  }
+
+  private func notPublished(_ why: String, _ report: inout BuildReport) {
+    report.warnings.append("bundle not published: " + why)
+    emit(.warning, .publish, .notPublished, message: why)
+  }
+
+  // MARK: - Items
+
+  /// One item's state through the run.
+  struct ItemState: Sendable {
+    var index: Int
+    var spec: BannerSpec
+    var outcome: ItemOutcome
+    var record: StoredItem?
+
+    mutating func fail(_ failure: ItemFailure) {
+      outcome.status = .failed
+      outcome.failure = failure
+      outcome.entry = nil
+      record = nil
+    }
+  }
+
+  /// Fingerprints the selected items and builds those not in the store.
+  private func produceItems(shard: ShardSpec?) async -> [ItemState] {
     let specs = job.banners
+    var states = specs.enumerated().map { i, spec in
+      ItemState(index: i, spec: spec, outcome: ItemOutcome(id: spec.id, kind: spec.kind, status: .skipped), record: nil)
+    }
+    let selected = specs.indices.filter { shard?.contains(itemIndex: $0) ?? true }
     let settings = job.settings
-    var results = [ItemOutcome?](repeating: nil, count: specs.count)
-    await withTaskGroup(of: (Int, ItemOutcome).self) { group in
+    let store = self.store
+
+    // Fingerprints.
+    let hashStart = Date()
+    let fingerprints = await Self.boundedMap(selected, limit: options.jobs) { i -> Result<ItemFingerprint, ItemFailure> in
+      let spec = specs[i]
+      do {
+        let digest = try store.sourceDigest(spec.source)
+        return .success(ItemFingerprint(spec: spec, settings: settings, sourceDigest: digest))
+      } catch {
+        return .failure(ItemFailure(id: spec.id, source: spec.sourceText, reason: Self.sourceProblem(spec, error)))
+      }
+    }
+    emit(.debug, .hash, .finished, duration: Date().timeIntervalSince(hashStart), message: "\(selected.count) item(s) fingerprinted")
+
+    // Reuse what the store has; group the rest by fingerprint.
+    var toBuild: [String: [Int]] = [:]
+    var buildOrder: [String] = []
+    for (n, i) in selected.enumerated() {
+      let spec = specs[i]
+      switch fingerprints[n] {
+      case .failure(let failure):
+        states[i].fail(failure)
+        emit(.error, item: spec.id, .hash, .failed, error: failure.reason)
+      case .success(let fp):
+        states[i].outcome.fingerprint = fp.hash
+        states[i].outcome.folder = Self.bundleFolder(spec, fp.hash)
+        if let record = store.record(fp.hash), !(options.forceRebuild && options.mode != .merge) {
+          if store.isIntact(record) {
+            store.touch(fp.hash)
+            states[i].record = record
+            states[i].outcome.status = .reused
+            emit(item: spec.id, .encode, .reused, duration: 0,
+                 message: "unchanged (\(fp.shortHash)); nothing encoded", fields: ["folder": states[i].outcome.folder ?? ""])
+            continue
+          }
+          emit(.warning, item: spec.id, .store, .warning, message: "store object \(fp.shortHash) is damaged; building it again")
+          store.discard(fp.hash)
+        }
+        if options.mode == .merge {
+          states[i].fail(ItemFailure(
+            id: spec.id, source: spec.sourceText,
+            reason: "not in the store (\(fp.shortHash)): no shard has built it; run every `marquee build --shard i/n` first"))
+          emit(.error, item: spec.id, .store, .failed, error: states[i].outcome.failure?.reason)
+          continue
+        }
+        if toBuild[fp.hash] == nil { buildOrder.append(fp.hash) }
+        toBuild[fp.hash, default: []].append(i)
+      }
+    }
+
+    // Build each missing fingerprint once.
+    let work = buildOrder.compactMap { hash in toBuild[hash]?.first.map { (hash, $0) } }
+    let monitorTask = startProgressReporting()
+    let results = await Self.boundedMap(work, limit: options.jobs) { (hash, i) in
+      self.buildObject(spec: specs[i], hash: hash)
+    }
+    monitorTask?.cancel()
+    for (k, (hash, _)) in work.enumerated() {
+      for i in toBuild[hash] ?? [] {
+        states[i].outcome.seconds = results[k].seconds
+        if let record = results[k].record {
+          states[i].record = record
+          states[i].outcome.status = .built
+        } else if let failure = results[k].failure {
+          states[i].fail(ItemFailure(id: specs[i].id, source: specs[i].sourceText, reason: failure.reason,
+                                     isOutputIOError: failure.isOutputIOError))
+        }
+      }
+    }
+    for i in selected {
+      guard let record = states[i].record else { continue }
+      states[i].outcome.summary = record.summary
+      states[i].outcome.warnings = record.warnings
+      states[i].outcome.fileCount = record.files.count
+      states[i].outcome.byteCount = record.totalBytes
+      if let folder = states[i].outcome.folder {
+        do { states[i].outcome.entry = try record.entry(for: states[i].spec, folder: folder) } catch {
+          states[i].fail(ItemFailure(id: states[i].spec.id, source: states[i].spec.sourceText, reason: error.description))
+        }
+      }
+    }
+    return states
+  }
+
+  /// The bundle folder of an item's outputs: readable, and naming its
+  /// content, so its URLs are immutable.
+  static func bundleFolder(_ spec: BannerSpec, _ hash: String) -> String {
+    "\(spec.kind == .video ? "videos" : "images")/\(spec.id)-\(hash.prefix(16))"
+  }
+
+  static func sourceProblem(_ spec: BannerSpec, _ error: any Error) -> String {
+    if !FileManager.default.fileExists(atPath: spec.source.path) { return "file not found" }
+    if !FileManager.default.isReadableFile(atPath: spec.source.path) { return "file cannot be read (permissions)" }
+    return "\(error)"
+  }
+
+  /// Builds one item into a store temporary folder, checks its outputs and
+  /// commits it. Runs on a worker thread.
+  struct BuiltObject: Sendable {
+    var record: StoredItem?
+    var failure: ItemFailure?
+    var seconds: Double
+  }
+
+  private func buildObject(spec: BannerSpec, hash: String) -> BuiltObject {
+    let start = Date()
+    emit(item: spec.id, .encode, .started, message: "\(spec.kind.rawValue) \(spec.sourceText)")
+    var scratch: URL? = nil
+    do {
+      let folder = try store.makeScratch()
+      scratch = folder
+      let stageRoot = folder.appendingPathComponent("stage", isDirectory: true)
+      try FileSystem.makeDirectory(stageRoot)
+      let itemFolder = BannerItemBuilder.folder(for: spec)
+      if spec.kind == .video && options.progressInterval > 0 {
+        let limits = InputLimits(maxFileSize: job.settings.maxFileSize, maxPixels: job.settings.maxPixels,
+                                 maxDuration: job.settings.maxDuration)
+        let duration = (try? InputContainer(path: spec.source.path, allowedFormats: InputContainer.videoFormats, limits: limits))?.duration
+        monitor.begin(id: spec.id, folder: stageRoot.appendingPathComponent(itemFolder), duration: duration ?? 0,
+                      segmentDuration: job.settings.segmentDuration)
+      }
+      defer { monitor.end(id: spec.id) }
+      let product = try BannerItemBuilder(settings: job.settings, staging: stageRoot).make(spec)
+      let encoded = Date().timeIntervalSince(start)
+      emit(item: spec.id, .encode, .finished, duration: encoded, message: product.summary)
+      for w in product.warnings { emit(.warning, item: spec.id, .encode, .warning, message: w) }
+
+      let produced = stageRoot.appendingPathComponent(itemFolder, isDirectory: true)
+      var record = try StoredItem(entry: product.entry, folder: itemFolder, hash: hash, warnings: product.warnings,
+                                  summary: product.summary, files: try FileSystem.files(under: produced),
+                                  buildSeconds: encoded)
+      let verifyStart = Date()
+      let violations = verifyObject(record, spec: spec, filesRoot: produced, scratch: folder)
+      guard violations.isEmpty else {
+        throw ItemFailure(id: spec.id, source: spec.sourceText,
+                          reason: "outputs fail verification: " + violations.map { "\($0.file): \($0.problem)" }.joined(separator: "; "))
+      }
+      record.verified = true
+      emit(.debug, item: spec.id, .verify, .finished, duration: Date().timeIntervalSince(verifyStart))
+      record = try store.commit(scratch: folder, produced: produced, record: record, replacing: options.forceRebuild)
+      emit(.debug, item: spec.id, .store, .finished, message: String(hash.prefix(16)))
+      CrashPoint.itemStored.hit()
+      return BuiltObject(record: record, failure: nil, seconds: Date().timeIntervalSince(start))
+    } catch {
+      var failure = ItemFailure.classify(error, spec: spec)
+      if let scratch {
+        // Name outputs by their place in the item, not the temporary folder.
+        failure.reason = failure.reason.replacingOccurrences(of: scratch.appendingPathComponent("stage").path + "/", with: "")
+        FileSystem.remove(scratch)
+      }
+      let seconds = Date().timeIntervalSince(start)
+      emit(.error, item: spec.id, .encode, .failed, duration: seconds, error: failure.reason)
+      return BuiltObject(record: nil, failure: failure, seconds: seconds)
+    }
+  }
+
+  /// Decodes and checks a freshly built item before it enters the store.
+  private func verifyObject(_ record: StoredItem, spec: BannerSpec, filesRoot: URL, scratch: URL) -> [Violation] {
+    let files = AssetFiles(root: filesRoot, displayPrefix: Self.bundleFolder(spec, record.hash))
+    let assets = record.verification(id: spec.id, autoplay: spec.autoplay, muted: spec.muted)
+    if let video = assets.video {
+      var verifier = VideoAssetVerifier(assets: video, files: files, decode: true, scratch: scratch)
+      return verifier.run()
+    }
+    if let image = assets.image {
+      var verifier = ImageAssetVerifier(assets: image, files: files, decode: true)
+      return verifier.run()
+    }
+    return [Violation(item: spec.id, file: files.display(""), problem: "the record describes no outputs")]
+  }
+
+  /// Emits progress events for the items being encoded, every
+  /// `progressInterval` seconds, until cancelled.
+  private func startProgressReporting() -> Task<Void, Never>? {
+    guard options.progressInterval > 0, options.onEvent != nil else { return nil }
+    let interval = UInt64(options.progressInterval * 1e9)
+    let monitor = self.monitor
+    let run = self
+    return Task.detached {
+      while !Task.isCancelled {
+        try? await Task.sleep(nanoseconds: interval)
+        for (id, fraction, elapsed) in monitor.snapshot() {
+          var event = BuildEvent(level: .debug, item: id, stage: .encode, event: .progress, duration: elapsed)
+          event.progress = fraction
+          run.emit(event)
+        }
+      }
+    }
+  }
+
+  /// Maps `items` on worker threads, at most `limit` at a time, keeping order.
+  static func boundedMap<T: Sendable, R: Sendable>(
+    _ items: [T], limit: Int, _ body: @escaping @Sendable (T) -> R
+  ) async -> [R] {
+    var results = [R?](repeating: nil, count: items.count)
+    await withTaskGroup(of: (Int, R).self) { group in
       var next = 0
       func launch() {
         let i = next
         next += 1
-        let spec = specs[i]
-        group.addTask {
-          (i, BannerItemBuilder(settings: settings, staging: staging).build(spec, parallelItems: min(jobs, specs.count)))
-        }
+        let item = items[i]
+        group.addTask { (i, await Worker.run { body(item) }) }
       }
-      while next < min(jobs, specs.count) { launch() }
-      while let (i, outcome) = await group.next() {
-        results[i] = outcome
-        if next < specs.count { launch() }
+      while next < min(limit, items.count) { launch() }
+      while let (i, r) = await group.next() {
+        results[i] = r
+        if next < items.count { launch() }
       }
     }
     return results.compactMap { $0 }
   }
 
-  /// Puts the staged bundle in place. On Linux the two folders are swapped
-  /// atomically with `renameat2(RENAME_EXCHANGE)`; elsewhere, or when the
-  /// kernel refuses, the old bundle is moved aside and the new one renamed
-  /// in (two renames, a moment with no bundle).
-  private func publish(staging: URL, bundle: URL) throws(BundleError) {
-    let fm = FileManager.default
-    var isDir: ObjCBool = false
-    if fm.fileExists(atPath: bundle.path, isDirectory: &isDir) {
-      guard isDir.boolValue else {
-        try? fm.removeItem(at: staging)
-        throw BundleError(reason: "\(bundle.path) exists and is not a folder; not replacing it")
+  // MARK: - Assembly and publishing
+
+  /// Links every good item's files from the store into `staging` and writes
+  /// banners.json and the nginx rule.
+  private func assemble(_ good: [ItemState], into staging: URL) throws(StoreError) {
+    let start = Date()
+    try FileSystem.makeDirectory(staging)
+    var entries: [ManifestEntry] = []
+    var fileCount = 0
+    for state in good {
+      guard let record = state.record, let folder = state.outcome.folder else { continue }
+      let source = store.files(record.hash)
+      let target = staging.appendingPathComponent(folder, isDirectory: true)
+      var made: Set<String> = []
+      for file in record.files {
+        let destination = target.appendingPathComponent(file.path)
+        let parent = destination.deletingLastPathComponent().path
+        if made.insert(parent).inserted { try FileSystem.makeDirectory(destination.deletingLastPathComponent()) }
+        try FileSystem.linkOrCopy(source.appendingPathComponent(file.path), to: destination)
+        fileCount += 1
       }
-      if marquee_rename_exchange(staging.path, bundle.path) == 0 {
-        try? fm.removeItem(at: staging)  // now holds the old bundle
-        return
-      }
-      let old = staging.deletingLastPathComponent().appendingPathComponent(staging.lastPathComponent + ".old")
-      do {
-        try fm.moveItem(at: bundle, to: old)
-        try fm.moveItem(at: staging, to: bundle)
-        try? fm.removeItem(at: old)
-      } catch {
-        throw BundleError(reason: "cannot switch \(bundle.path) into place: \(error.localizedDescription)")
-      }
-    } else {
-      do { try fm.moveItem(at: staging, to: bundle) } catch {
-        throw BundleError(reason: "cannot move the new bundle into \(bundle.path): \(error.localizedDescription)")
-      }
+      entries.append(try record.entry(for: state.spec, folder: folder))
     }
+    let manifest: Data
+    do { manifest = try ManifestEmitter(baseURL: job.baseURL).render(entries) } catch {
+      throw StoreError("banners.json cannot be written: \(error)")
+    }
+    try FileSystem.writeAtomically(Data(NginxDarkThemeRule.text.utf8), to: staging.appendingPathComponent(NginxDarkThemeRule.fileName))
+    try FileSystem.writeAtomically(manifest, to: staging.appendingPathComponent("banners.json"))
+    emit(.assemble, .finished, duration: Date().timeIntervalSince(start),
+         message: "\(entries.count) item(s), \(fileCount) file(s) linked from the store")
   }
 
-  /// Removes staging folders of this bundle left by killed runs (older than
-  /// an hour, so a concurrent run's folder is left alone).
-  private func removeStaleStaging(root: URL, name: String, keep: URL) {
-    let fm = FileManager.default
-    guard let entries = try? fm.contentsOfDirectory(atPath: root.path) else { return }
-    for e in entries where e.hasPrefix(".\(name).staging-") && e != keep.lastPathComponent {
-      let url = root.appendingPathComponent(e)
-      let modified = (try? fm.attributesOfItem(atPath: url.path))?[.modificationDate] as? Date
-      if let m = modified, Date().timeIntervalSince(m) > 3600 { try? fm.removeItem(at: url) }
+  /// Puts the staged bundle in place: an atomic swap with the old bundle
+  /// (`renameat2(RENAME_EXCHANGE)`), or a plain rename when there is none.
+  /// Where the kernel cannot swap, the old bundle is renamed aside and the
+  /// new one renamed in (a moment with no bundle, never a mixed one).
+  private func publish(staging: URL) throws(StoreError) {
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: bundle.path, isDirectory: &isDirectory) else {
+      try FileSystem.rename(staging, to: bundle)
+      return
+    }
+    guard isDirectory.boolValue else {
+      throw StoreError("\(bundle.path) exists and is not a folder; not replacing it")
+    }
+    if try FileSystem.exchange(staging, bundle) {
+      CrashPoint.exchanged.hit()
+      FileSystem.remove(staging)  // now the old bundle
+      return
+    }
+    let old = staging.deletingLastPathComponent().appendingPathComponent(staging.lastPathComponent + ".old")
+    try FileSystem.rename(bundle, to: old)
+    try FileSystem.rename(staging, to: bundle)
+    FileSystem.remove(old)
+  }
+
+  /// Removes this bundle's staging folders left by killed runs. Only called
+  /// while holding the bundle lock, so none of them belongs to a live run.
+  private func removeStaleStaging() {
+    for name in FileSystem.list(stagingFolder) where name.hasPrefix(job.name + ".") {
+      FileSystem.remove(stagingFolder.appendingPathComponent(name))
+      emit(.cleanup, .removed, message: "staging folder of a killed run: \(name)")
+    }
+    // Staging folders of Marquee versions that kept them beside the bundle.
+    for name in FileSystem.list(root) where name.hasPrefix(".\(job.name).staging-") {
+      FileSystem.remove(root.appendingPathComponent(name))
     }
   }
+}
+
+/// Why the bundle at `url` must not be replaced, or nil when it may be:
+/// nothing there, an empty folder, or a folder holding `banners.json`.
+func bundleReplaceProblem(at url: URL) -> String? {
+  let fm = FileManager.default
+  var isDirectory: ObjCBool = false
+  guard fm.fileExists(atPath: url.path, isDirectory: &isDirectory) else { return nil }
+  guard isDirectory.boolValue else {
+    return "\(url.path) exists and is not a folder; not replacing it (choose another --out or job name)"
+  }
+  let entries = (try? fm.contentsOfDirectory(atPath: url.path)) ?? []
+  if entries.isEmpty || entries.contains("banners.json") { return nil }
+  return "\(url.path) exists and is not a Marquee bundle (no banners.json); not replacing it (move it away, or choose another --out or job name)"
 }

@@ -8,29 +8,78 @@ public struct ItemFailure: Error, CustomStringConvertible, Sendable {
   public var source: String
   /// What went wrong, in words (FFmpeg's reason included where it is one).
   public var reason: String
+  /// Whether the output side failed (disk full, file too large, read-only
+  /// or forbidden output folder) rather than the source: the run then ends
+  /// with the I/O exit code and publishes nothing.
+  public var isOutputIOError: Bool
+
+  public init(id: String, source: String, reason: String, isOutputIOError: Bool = false) {
+    self.id = id
+    self.source = source
+    self.reason = reason
+    self.isOutputIOError = isOutputIOError
+  }
+
   public var description: String { "\(id): \(source): \(reason)" }
+}
+
+/// What happened to one banner of a run.
+public enum ItemStatus: String, Sendable {
+  /// Encoded in this run.
+  case built
+  /// Its fingerprint was in the store: nothing encoded.
+  case reused
+  /// It failed; see `ItemOutcome.failure`.
+  case failed
+  /// Another shard's item (`build --shard`).
+  case skipped
 }
 
 /// What happened to one banner of a build.
 public struct ItemOutcome: Sendable {
   public var id: String
   public var kind: BannerKind
-  /// The manifest entry when the item was built.
+  public var status: ItemStatus
+  /// The manifest entry when the item was built or reused.
   public var entry: ManifestEntry?
   /// The failure when it was not.
   public var failure: ItemFailure?
   /// Warnings worth a user's attention (a cover that had to settle, a
   /// dropped audio track, …).
   public var warnings: [String]
-  /// Wall time spent on the item, seconds.
+  /// Wall time spent on the item in this run, seconds.
   public var seconds: Double
   /// One-line summary of what was made, for the CLI.
   public var summary: String
+  /// The item's content fingerprint (`nil` when the source could not be read).
+  public var fingerprint: String?
+  /// The bundle folder of its outputs, e.g. `videos/spring-3fa9c2d41b7e0a55`.
+  public var folder: String?
+  /// Output files and their total size in bytes.
+  public var fileCount: Int
+  public var byteCount: Int64
+
+  public init(id: String, kind: BannerKind, status: ItemStatus, entry: ManifestEntry? = nil, failure: ItemFailure? = nil,
+              warnings: [String] = [], seconds: Double = 0, summary: String = "", fingerprint: String? = nil,
+              folder: String? = nil, fileCount: Int = 0, byteCount: Int64 = 0) {
+    self.id = id
+    self.kind = kind
+    self.status = status
+    self.entry = entry
+    self.failure = failure
+    self.warnings = warnings
+    self.seconds = seconds
+    self.summary = summary
+    self.fingerprint = fingerprint
+    self.folder = folder
+    self.fileCount = fileCount
+    self.byteCount = byteCount
+  }
 }
 
 /// The result of `BundleBuilder.build`.
 public struct BuildReport: Sendable {
-  /// The published bundle folder (also when it was not replaced).
+  /// The bundle folder (also when it was not replaced).
   public var bundle: URL
   /// Per-item outcomes, in job order.
   public var items: [ItemOutcome]
@@ -38,5 +87,32 @@ public struct BuildReport: Sendable {
   public var published: Bool
   /// Job-level warnings (from the job reader and the build).
   public var warnings: [String]
-  public var failedCount: Int { items.filter { $0.failure != nil }.count }
+  /// Problems the pre-publish verification found (the bundle was then not
+  /// published, or published without the items they name).
+  public var violations: [Violation] = []
+  /// Set when the output could not be written (disk full, permissions):
+  /// nothing was published.
+  public var ioError: String?
+  /// Wall time of the whole run, seconds.
+  public var seconds: Double = 0
+
+  public init(bundle: URL, items: [ItemOutcome], published: Bool, warnings: [String]) {
+    self.bundle = bundle
+    self.items = items
+    self.published = published
+    self.warnings = warnings
+  }
+
+  public var failedCount: Int { items.filter { $0.status == .failed }.count }
+  public var builtCount: Int { items.filter { $0.status == .built }.count }
+  public var reusedCount: Int { items.filter { $0.status == .reused }.count }
+  public var skippedCount: Int { items.filter { $0.status == .skipped }.count }
+
+  /// `4 reused, 0 built` (plus failures when there are any).
+  public var countsSummary: String {
+    var text = "\(reusedCount) reused, \(builtCount) built"
+    if failedCount > 0 { text += ", \(failedCount) failed" }
+    if skippedCount > 0 { text += ", \(skippedCount) left to other shards" }
+    return text
+  }
 }

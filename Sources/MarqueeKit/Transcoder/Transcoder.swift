@@ -293,15 +293,16 @@ public struct Transcoder {
     func decode(_ dec: Decoder, _ pkt: Packet?) throws {
       do {
         _ = try dec.send(pkt)
-      } catch let e as MediaIOError {
+      } catch {
+        // A damaged packet is skipped; too many of them fail the item.
         decodeErrors += 1
-        if decodeErrors > maxDecodeErrors { throw TranscodeError("too many corrupt packets; last: \(e.description)", cause: e) }
+        if decodeErrors > maxDecodeErrors { throw TranscodeError("too many corrupt packets; last: \(error.reason)", cause: error) }
       }
       while true {
         let step: Step
-        do { step = try dec.receive(decoded) } catch let e as MediaIOError {
+        do { step = try dec.receive(decoded) } catch {
           decodeErrors += 1
-          if decodeErrors > maxDecodeErrors { throw TranscodeError("too many decode errors; last: \(e.description)", cause: e) }
+          if decodeErrors > maxDecodeErrors { throw TranscodeError("too many decode errors; last: \(error.reason)", cause: error) }
           continue
         }
         guard step == .produced else { break }

@@ -1,0 +1,223 @@
+import Foundation
+
+internal import CFileSystem
+
+/// The content-addressed store inside an output root:
+///
+/// ```
+/// <out>/.marquee/store/
+///   objects/<fingerprint>/item.json     the record (written last)
+///   objects/<fingerprint>/files/…       the item's outputs
+///   tmp/<host>~<pid>~<random>/          items being built, named by their owner
+///   sources/<key>                       cached source digests
+/// ```
+///
+/// An object appears by renaming a finished temporary folder into
+/// `objects/`, so it is complete or absent, whatever kills a run. Objects
+/// are shared by every job and shard writing into the same output root;
+/// bundles hard-link their files, so an object whose files have one link
+/// left is used by no published bundle.
+struct AssetStore: Sendable {
+  let root: URL
+
+  init(outputRoot: URL) {
+    root = outputRoot.appendingPathComponent(".marquee/store", isDirectory: true)
+  }
+
+  var objects: URL { root.appendingPathComponent("objects", isDirectory: true) }
+  var temporary: URL { root.appendingPathComponent("tmp", isDirectory: true) }
+  var sourceDigests: URL { root.appendingPathComponent("sources", isDirectory: true) }
+
+  func prepare() throws(StoreError) {
+    for folder in [objects, temporary, sourceDigests] { try FileSystem.makeDirectory(folder) }
+  }
+
+  func object(_ hash: String) -> URL { objects.appendingPathComponent(hash, isDirectory: true) }
+  func files(_ hash: String) -> URL { object(hash).appendingPathComponent("files", isDirectory: true) }
+
+  // MARK: - Lookup
+
+  /// The record of a complete object, or `nil` when there is none (or it is
+  /// unreadable, or of another record format).
+  func record(_ hash: String) -> StoredItem? {
+    let url = object(hash).appendingPathComponent(StoredItem.recordName)
+    guard let data = try? Data(contentsOf: url),
+          let record = try? JSONDecoder().decode(StoredItem.self, from: data),
+          record.format == StoredItem.recordFormat, record.hash == hash
+    else { return nil }
+    return record
+  }
+
+  /// Whether every file of the record is still there with its recorded size
+  /// and modification time (bundles hard-link store files, so a bundle file
+  /// edited in place would edit the store's too).
+  func isIntact(_ record: StoredItem) -> Bool {
+    let folder = files(record.hash)
+    return record.files.allSatisfy { file in
+      guard let id = FileSystem.identity(folder.appendingPathComponent(file.path)) else { return false }
+      return id.size == file.size && (file.modified == nil || file.modified == id.modified)
+    }
+  }
+
+  /// Marks an object as used now (the age that pruning goes by).
+  func touch(_ hash: String) {
+    let url = object(hash).appendingPathComponent(StoredItem.recordName)
+    try? FileManager.default.setAttributes([.modificationDate: Date()], ofItemAtPath: url.path)
+  }
+
+  /// Removes a damaged object so the next build makes it again.
+  func discard(_ hash: String) {
+    let doomed = temporary.appendingPathComponent("discard-\(UUID().uuidString)")
+    if (try? FileSystem.rename(object(hash), to: doomed)) != nil { FileSystem.remove(doomed) }
+  }
+
+  // MARK: - Adding objects
+
+  /// A fresh temporary folder for one item, named after this process
+  /// (`<host>~<pid>~<random>`), so a later run can tell a dead run's
+  /// leftovers from a live one's whatever moment the run was killed at.
+  func makeScratch() throws(StoreError) -> URL {
+    let owner = ProcessOwner.current
+    let name = "\(owner.host)~\(owner.pid)~\(UUID().uuidString.lowercased())"
+    let scratch = temporary.appendingPathComponent(name, isDirectory: true)
+    try FileSystem.makeDirectory(scratch)
+    return scratch
+  }
+
+  /// Moves `scratch/<produced>` to be the object's `files/`, writes the
+  /// record and renames the object into place.
+  ///
+  /// - Parameter replacing: replace an object of the same fingerprint
+  ///   (`--rebuild`); bundles linking its files keep their own links.
+  /// - Returns: the stored record (another process's identical one when it
+  ///   got there first).
+  func commit(scratch: URL, produced: URL, record: StoredItem, replacing: Bool = false) throws(StoreError) -> StoredItem {
+    let finalFiles = scratch.appendingPathComponent("files", isDirectory: true)
+    try FileSystem.rename(produced, to: finalFiles)
+    let data: Data
+    do {
+      let encoder = JSONEncoder()
+      encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+      data = try encoder.encode(record)
+    } catch {
+      throw StoreError("cannot encode the record of \(record.hash.prefix(16)): \(error)")
+    }
+    try FileSystem.writeAtomically(data, to: scratch.appendingPathComponent(StoredItem.recordName))
+    for leftover in FileSystem.list(scratch) where leftover != "files" && leftover != StoredItem.recordName {
+      FileSystem.remove(scratch.appendingPathComponent(leftover))
+    }
+    if try FileSystem.renameOrExists(scratch, to: object(record.hash)) { return record }
+    if replacing {
+      discard(record.hash)
+      if try FileSystem.renameOrExists(scratch, to: object(record.hash)) { return record }
+    }
+    // Another run stored the same fingerprint first: same bytes, keep theirs.
+    FileSystem.remove(scratch)
+    return self.record(record.hash) ?? record
+  }
+
+  // MARK: - Source digests
+
+  /// SHA-256 of a source file, from a cache keyed by its path and `stat`
+  /// identity (device, inode, size, modification and change times in ns),
+  /// so an unchanged multi-gigabyte source is not read again. A file
+  /// modified in the last two seconds is hashed but not cached, so an edit
+  /// within the file system's timestamp granularity cannot hide.
+  ///
+  /// - Throws: `StoreError` (not an I/O error of the output) when the
+  ///   source cannot be read.
+  func sourceDigest(_ url: URL) throws(StoreError) -> String {
+    guard let id = FileSystem.identity(url) else {
+      throw StoreError("\(url.path): \(FileSystem.errnoText(errno))")
+    }
+    let key = SHA256.hash("v1\0\(url.path)\0\(id.device)\0\(id.inode)\0\(id.size)\0\(id.modified)\0\(id.changed)").hex
+    let cache = sourceDigests.appendingPathComponent(key)
+    if let cached = try? String(contentsOf: cache, encoding: .utf8), cached.count == 64 {
+      try? FileManager.default.setAttributes([.modificationDate: Date()], ofItemAtPath: cache.path)
+      return cached
+    }
+    let digest: String
+    do { digest = try SHA256.hash(fileAt: url).hex } catch {
+      throw StoreError("\(url.path): cannot read: \(FileSystem.describe(error))")
+    }
+    let age = Date().timeIntervalSince1970 - Double(id.modified) / 1e9
+    if age > 2 { try? FileSystem.writeAtomically(Data(digest.utf8), to: cache) }
+    return digest
+  }
+
+  // MARK: - Cleaning
+
+  /// Removes temporary folders of runs that are gone: same host and a
+  /// process id that no longer exists, or older than a day.
+  ///
+  /// - Returns: the names removed.
+  @discardableResult
+  func removeLeftovers(now: Date = Date()) -> [String] {
+    var removed: [String] = []
+    for name in FileSystem.list(temporary) {
+      let folder = temporary.appendingPathComponent(name)
+      let owner = ProcessOwner(folderName: name)
+      let modified = FileSystem.identity(folder).map { Double($0.modified) / 1e9 } ?? 0
+      let age = now.timeIntervalSince1970 - modified
+      let dead = owner.map { $0.host == ProcessOwner.current.host && !$0.isAlive } ?? (age > 3600)
+      if dead || age > 86_400 || name.hasPrefix("discard-") {
+        FileSystem.remove(folder)
+        removed.append(name)
+      }
+    }
+    return removed
+  }
+
+  /// Removes objects that no published bundle links to (every file has one
+  /// link) and that no run used for `maxAge` seconds.
+  ///
+  /// - Returns: how many objects were removed.
+  @discardableResult
+  func prune(maxAge: Double, now: Date = Date()) -> Int {
+    var count = 0
+    for name in FileSystem.list(objects) where name.count == 64 {
+      guard let record = record(name) else { continue }
+      let recordURL = object(name).appendingPathComponent(StoredItem.recordName)
+      guard let recordID = FileSystem.identity(recordURL),
+            now.timeIntervalSince1970 - Double(recordID.modified) / 1e9 > maxAge else { continue }
+      let folder = files(name)
+      let unused = record.files.allSatisfy { (FileSystem.identity(folder.appendingPathComponent($0.path))?.links ?? 1) <= 1 }
+      if unused {
+        discard(name)
+        count += 1
+      }
+    }
+    // Cached source digests of files not seen for as long.
+    for name in FileSystem.list(sourceDigests) {
+      let url = sourceDigests.appendingPathComponent(name)
+      if let id = FileSystem.identity(url), now.timeIntervalSince1970 - Double(id.modified) / 1e9 > maxAge {
+        FileSystem.remove(url)
+      }
+    }
+    return count
+  }
+}
+
+/// Which process owns a lock or a temporary folder.
+struct ProcessOwner: Sendable, Equatable {
+  var host: String
+  var pid: Int32
+
+  static let current = ProcessOwner(host: ProcessInfo.processInfo.hostName, pid: ProcessInfo.processInfo.processIdentifier)
+
+  init(host: String, pid: Int32) {
+    self.host = host
+    self.pid = pid
+  }
+
+  /// Parses `<host>~<pid>~<anything>` (host names have no `~`).
+  init?(folderName: String) {
+    let parts = folderName.split(separator: "~", omittingEmptySubsequences: false)
+    guard parts.count == 3, !parts[0].isEmpty, let pid = Int32(parts[1]) else { return nil }
+    host = String(parts[0])
+    self.pid = pid
+  }
+
+  /// Whether the process still exists (only meaningful on this host).
+  var isAlive: Bool { marquee_process_exists(pid) != 0 }
+}

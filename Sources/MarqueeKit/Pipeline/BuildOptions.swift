@@ -1,0 +1,127 @@
+import Foundation
+
+/// Options of one build run.
+public struct BuildOptions: Sendable {
+  /// What the run does with the items.
+  public enum Mode: Sendable, Equatable {
+    /// Build (or reuse) every item, verify, publish the bundle.
+    case publish
+    /// Build (or reuse) this shard's items into the store; publish nothing.
+    case shard(ShardSpec)
+    /// Encode nothing: take every item from the store (built by shards),
+    /// verify, publish.
+    case merge
+  }
+
+  /// The output root; the bundle is `outputRoot/<job name>`, Marquee's
+  /// store, locks and staging folders are under `outputRoot/.marquee`.
+  /// Nothing is written outside it.
+  public var outputRoot: URL
+  /// Items built at once (default: the number of cores).
+  public var jobs: Int
+  /// Publish the good items when some fail (default: keep the old bundle).
+  public var allowPartial: Bool
+  public var mode: Mode
+  /// Wait for another run holding the bundle's lock instead of failing.
+  public var waitForLock: Bool
+  /// Encode every selected item again, replacing its stored outputs,
+  /// instead of reusing them (ignored by `.merge`).
+  public var forceRebuild = false
+  /// Receives progress and log events (from any thread).
+  public var onEvent: BuildEventHandler?
+  /// Seconds between progress events of items being encoded; 0 for none.
+  public var progressInterval: Double
+  /// Store objects no bundle uses are removed after this many seconds
+  /// unused (default 7 days).
+  public var storeRetention: Double
+  /// How the run describes itself in the lock file.
+  public var commandDescription: String
+
+  public init(outputRoot: URL, jobs: Int = ProcessInfo.processInfo.activeProcessorCount, allowPartial: Bool = false,
+              mode: Mode = .publish, waitForLock: Bool = false, onEvent: BuildEventHandler? = nil,
+              progressInterval: Double = 0) {
+    self.outputRoot = outputRoot
+    self.jobs = max(1, jobs)
+    self.allowPartial = allowPartial
+    self.mode = mode
+    self.waitForLock = waitForLock
+    self.onEvent = onEvent
+    self.progressInterval = progressInterval
+    storeRetention = 7 * 86_400
+    commandDescription = "marquee"
+  }
+}
+
+/// `--shard i/n`: item `k` (0-based, job order) belongs to shard `k mod n`.
+///
+/// Indices are 0-based like Kubernetes' `JOB_COMPLETION_INDEX`, so
+/// `--shard $JOB_COMPLETION_INDEX/4` works as is. The split depends only on
+/// the job file, so every machine computes the same one.
+public struct ShardSpec: Sendable, Equatable, CustomStringConvertible {
+  public var index: Int
+  public var count: Int
+
+  public init?(index: Int, count: Int) {
+    guard count >= 1, index >= 0, index < count else { return nil }
+    self.index = index
+    self.count = count
+  }
+
+  /// Parses `i/n`.
+  public init?(parsing text: String) {
+    let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+    guard parts.count == 2, let i = Int(parts[0]), let n = Int(parts[1]) else { return nil }
+    self.init(index: i, count: n)
+  }
+
+  public func contains(itemIndex: Int) -> Bool { itemIndex % count == index }
+  public var description: String { "\(index)/\(count)" }
+}
+
+/// A run-level failure: the bundle is locked, the output cannot be written,
+/// or the staged bundle failed verification. Item failures are never
+/// thrown: they are outcomes.
+public struct BundleError: Error, CustomStringConvertible, Sendable {
+  public enum Kind: Sendable, Equatable {
+    /// Another run holds the bundle's lock (exit code 3).
+    case locked
+    /// The output root cannot be written: disk full, permissions (exit 4).
+    case io
+    /// The staged bundle breaks the constraints (exit 1).
+    case verification
+  }
+
+  public var kind: Kind
+  public var reason: String
+  /// For `.locked`: how the holder described itself (pid, host, start).
+  public var holder: String?
+
+  public init(kind: Kind = .io, reason: String, holder: String? = nil) {
+    self.kind = kind
+    self.reason = reason
+    self.holder = holder
+  }
+
+  public var description: String { reason }
+}
+
+/// Test-only crash points: with `MARQUEE_TEST_CRASH_AT=<point>` in the
+/// environment the process SIGKILLs itself on reaching that point, so tests
+/// can check what a killed run leaves behind at exactly the delicate
+/// moments. Never set outside tests.
+enum CrashPoint: String {
+  /// After the first item is committed to the store.
+  case itemStored = "item-stored"
+  /// After the staging bundle is assembled, before verification.
+  case staged
+  /// After verification, before the switch.
+  case verified
+  /// After the switch, before the old bundle is removed.
+  case exchanged
+
+  static let armed = ProcessInfo.processInfo.environment["MARQUEE_TEST_CRASH_AT"]
+
+  func hit() {
+    if Self.armed == rawValue { TestHooks.killSelf() }
+  }
+}

@@ -1,0 +1,146 @@
+import Foundation
+
+internal import CFileSystem
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The file-system calls the store and the publisher make, each turning
+/// errno into a `StoreError` that says whether the output side failed (disk
+/// full, file too large, read-only, no permission).
+enum FileSystem {
+  /// errno values that mean the output cannot be written, whoever hit them.
+  static let outputErrnos: Set<Int32> = [ENOSPC, EFBIG, EDQUOT, EROFS, EIO]
+
+  static func errnoText(_ code: Int32) -> String { String(cString: strerror(code)) }
+
+  static func failure(_ what: String, _ path: String, _ code: Int32 = errno) -> StoreError {
+    StoreError("\(what) \(path): \(errnoText(code))",
+               isIO: outputErrnos.contains(code) || code == EACCES || code == EPERM)
+  }
+
+  /// `mkdir -p`.
+  static func makeDirectory(_ url: URL) throws(StoreError) {
+    do { try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true) } catch {
+      throw StoreError("cannot create \(url.path): \(describe(error))", isIO: true)
+    }
+  }
+
+  /// `rename(2)`: atomic within one file system.
+  static func rename(_ from: URL, to: URL) throws(StoreError) {
+    if Glibc.rename(from.path, to.path) != 0 { throw failure("cannot rename \(from.path) to", to.path) }
+  }
+
+  /// Whether `rename(2)` failed because the target is a non-empty folder.
+  static func renameOrExists(_ from: URL, to: URL) throws(StoreError) -> Bool {
+    if Glibc.rename(from.path, to.path) == 0 { return true }
+    let code = errno
+    if code == ENOTEMPTY || code == EEXIST { return false }
+    throw failure("cannot rename \(from.path) to", to.path, code)
+  }
+
+  /// Atomically swaps two folders (`renameat2(RENAME_EXCHANGE)`), `false`
+  /// where the kernel or file system does not support it.
+  static func exchange(_ a: URL, _ b: URL) throws(StoreError) -> Bool {
+    if marquee_rename_exchange(a.path, b.path) == 0 { return true }
+    let code = errno
+    if code == EINVAL || code == ENOSYS || code == ENOTSUP { return false }
+    throw failure("cannot swap \(a.path) with", b.path, code)
+  }
+
+  /// Hard-links `from` to `to` (same file system), copying where links are
+  /// not possible.
+  static func linkOrCopy(_ from: URL, to: URL) throws(StoreError) {
+    if Glibc.link(from.path, to.path) == 0 { return }
+    let code = errno
+    guard code == EXDEV || code == EPERM || code == EMLINK || code == ENOTSUP || code == EOPNOTSUPP else {
+      throw failure("cannot link \(from.path) to", to.path, code)
+    }
+    do { try FileManager.default.copyItem(at: from, to: to) } catch {
+      throw StoreError("cannot copy \(from.path) to \(to.path): \(describe(error))", isIO: true)
+    }
+  }
+
+  /// Writes `data` to a temporary name beside `url` and renames it in.
+  static func writeAtomically(_ data: Data, to url: URL) throws(StoreError) {
+    do { try data.write(to: url, options: .atomic) } catch {
+      throw StoreError("cannot write \(url.path): \(describe(error))", isIO: true)
+    }
+  }
+
+  /// Removes a file or folder tree; missing is fine.
+  static func remove(_ url: URL) {
+    try? FileManager.default.removeItem(at: url)
+  }
+
+  /// Entry names in a folder, or `[]`.
+  static func list(_ url: URL) -> [String] {
+    (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []
+  }
+
+  /// What `stat(2)` says about a path.
+  struct Identity: Sendable, Equatable {
+    var device: Int64
+    var inode: Int64
+    var size: Int64
+    var modified: Int64
+    var changed: Int64
+    var links: Int64
+  }
+
+  static func identity(_ url: URL) -> Identity? {
+    var values = [Int64](repeating: 0, count: 6)
+    let status = values.withUnsafeMutableBufferPointer { buffer -> Int32 in
+      buffer.baseAddress.map { base in
+        base.withMemoryRebound(to: CLongLong.self, capacity: 6) { marquee_stat_identity(url.path, $0) }
+      } ?? -1
+    }
+    guard status == 0 else { return nil }
+    return Identity(device: values[0], inode: values[1], size: values[2], modified: values[3], changed: values[4], links: values[5])
+  }
+
+  /// Every regular file under `folder`, as sorted relative paths with sizes.
+  static func files(under folder: URL) throws(StoreError) -> [StoredItem.File] {
+    guard let walker = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: [.isRegularFileKey, .fileSizeKey]) else {
+      throw StoreError("cannot list \(folder.path)", isIO: true)
+    }
+    let base = folder.standardizedFileURL.path
+    var result: [StoredItem.File] = []
+    for case let url as URL in walker {
+      let values = try? url.resourceValues(forKeys: [.isRegularFileKey, .fileSizeKey])
+      guard values?.isRegularFile == true else { continue }
+      let full = url.standardizedFileURL.path
+      guard full.hasPrefix(base + "/") else { continue }
+      let id = identity(url)
+      result.append(StoredItem.File(path: String(full.dropFirst(base.count + 1)), size: id?.size ?? Int64(values?.fileSize ?? 0),
+                                    modified: id?.modified))
+    }
+    return result.sorted { $0.path < $1.path }
+  }
+
+  /// The most specific text for a Foundation file error (the POSIX cause).
+  static func describe(_ error: Error) -> String {
+    let ns = error as NSError
+    if let code = posixCode(error) { return errnoText(code) }
+    return ns.localizedDescription
+  }
+
+  /// The POSIX errno behind a Foundation error, if it carries one.
+  static func posixCode(_ error: Error) -> Int32? {
+    let ns = error as NSError
+    if ns.domain == NSPOSIXErrorDomain { return Int32(ns.code) }
+    if let underlying = ns.userInfo[NSUnderlyingErrorKey] as? NSError { return posixCode(underlying) }
+    if ns.domain == NSCocoaErrorDomain {
+      switch ns.code {
+      case CocoaError.fileWriteOutOfSpace.rawValue: return ENOSPC
+      case CocoaError.fileWriteVolumeReadOnly.rawValue: return EROFS
+      case CocoaError.fileWriteNoPermission.rawValue: return EACCES
+      default: return nil
+      }
+    }
+    return nil
+  }
+}

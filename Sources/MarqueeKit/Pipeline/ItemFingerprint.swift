@@ -1,0 +1,85 @@
+import Foundation
+
+/// The content address of one banner's outputs: SHA-256 of the source bytes,
+/// the item kind, every setting that affects the outputs, the encoder
+/// settings fixed by the pipeline, the codec library versions and Marquee's
+/// output-format version.
+///
+/// Two items with the same fingerprint produce byte-identical outputs, so a
+/// rebuild reuses them and their URLs never change; anything that could
+/// change a byte changes the fingerprint. Settings that only change
+/// banners.json (`link`, `autoplay`, `muted`, the banner id, `base_url`)
+/// are left out: they are applied when the bundle is assembled.
+public struct ItemFingerprint: Sendable, Equatable {
+  /// Bump when any stage changes what it writes for the same input
+  /// (transcoder, covers, dark variants, images): every item is rebuilt.
+  /// The Marquee version is part of the fingerprint too, so every release
+  /// rebuilds once; `build --rebuild` forces it in between.
+  public static let outputFormatVersion = 1
+
+  /// Marquee's version (`marquee --version`).
+  public static let marqueeVersion = "0.2.0"
+
+  /// x264 threads per rendition. Fixed, never derived from `--jobs` or the
+  /// core count, because libx264's output depends on its thread count
+  /// (frame threads change rate-control decisions): the same job must
+  /// encode to the same bytes on every machine and with any `--jobs`.
+  /// Parallelism comes from building items concurrently.
+  public static let encoderThreads = VideoBannerBuilder.defaultEncoderThreads
+
+  /// The canonical text that is hashed (besides the source bytes).
+  public let canonicalSettings: String
+  /// SHA-256 of the source file, hex.
+  public let sourceDigest: String
+  /// SHA-256 of `canonicalSettings` and `sourceDigest`, hex (64 characters).
+  public let hash: String
+
+  /// The first 16 hex digits, used in asset folder names.
+  public var shortHash: String { String(hash.prefix(16)) }
+
+  public init(spec: BannerSpec, settings: JobSettings, sourceDigest: String) {
+    let text = Self.canonicalSettings(spec: spec, settings: settings)
+    canonicalSettings = text
+    self.sourceDigest = sourceDigest
+    hash = SHA256.hash(text + "source-sha256=\(sourceDigest)\n").hex
+  }
+
+  /// Settings only video outputs depend on (left out of image fingerprints).
+  static let videoOnlySettings: Set<String> = ["segmentDuration", "maxHeight", "videoURL", "renditions", "mp4Height"]
+  /// Settings only image outputs depend on (left out of video fingerprints).
+  static let imageOnlySettings: Set<String> = ["imageWidth", "imageWidths", "background"]
+
+  /// One `key=value` line per input, in a fixed order.
+  ///
+  /// Every stored property of `JobSettings` is included by reflection, so a
+  /// setting added later is part of the fingerprint without anyone having
+  /// to remember it here; only the settings known to concern the other
+  /// kind alone are left out. Values are written with
+  /// `String(describing:)`: Swift's shortest round-trip form for doubles
+  /// (2 and 2.0 are the same), `#RRGGBB` for colours.
+  static func canonicalSettings(spec: BannerSpec, settings: JobSettings) -> String {
+    var lines = [
+      "marquee-item",
+      "output-format=\(outputFormatVersion)",
+      "marquee=\(marqueeVersion)",
+      "libraries=\(MediaLibraries.versionSummary)",
+      "kind=\(spec.kind.rawValue)",
+    ]
+    let excluded = spec.kind == .video ? imageOnlySettings : videoOnlySettings
+    for child in Mirror(reflecting: settings).children {
+      guard let label = child.label, !excluded.contains(label) else { continue }
+      lines.append("settings.\(label)=\(String(describing: child.value))")
+    }
+    if spec.kind == .video {
+      let cover: String =
+        switch spec.cover {
+        case .auto: "auto"
+        case .first: "first"
+        case .at(let seconds): "at:\(seconds)"
+        }
+      lines.append("cover=\(cover)")
+      lines.append("encoder_threads=\(encoderThreads)")
+    }
+    return lines.joined(separator: "\n") + "\n"
+  }
+}

@@ -1,0 +1,73 @@
+import Foundation
+
+/// One problem `marquee validate` found, named by JSON path.
+public struct JobProblem: Sendable, Equatable, CustomStringConvertible {
+  /// The job file as the user gave it.
+  public var file: String
+  /// The JSON path, e.g. `banners[2].source`; `""` for the document.
+  public var path: String
+  public var reason: String
+
+  public init(file: String, path: String, reason: String) {
+    self.file = file
+    self.path = path
+    self.reason = reason
+  }
+
+  /// `Pipelines/home.json: banners[2].source: file not found (media/x.mov)`.
+  public var description: String { path.isEmpty ? "\(file): \(reason)" : "\(file): \(path): \(reason)" }
+}
+
+/// Checks a job without building it (`marquee validate`): the document
+/// (`JobReader`: schema, types, ranges, unknown keys) and then every
+/// source: present, readable, a container or image format Marquee accepts,
+/// and within the job's limits. Opening a source reads its headers only.
+public enum JobValidator {
+  /// The job (when the document is valid) and every problem, in job order.
+  public static func validate(jobAt url: URL) -> (job: Job?, problems: [JobProblem]) {
+    let job: Job
+    do { job = try JobReader().read(contentsOf: url) } catch {
+      return (nil, [JobProblem(file: error.file, path: error.path, reason: error.reason)])
+    }
+    return (job, checkSources(of: job, file: url.relativePath))
+  }
+
+  /// Opens every source the way its stage will, without decoding.
+  public static func checkSources(of job: Job, file: String) -> [JobProblem] {
+    let s = job.settings
+    let limits = InputLimits(maxFileSize: s.maxFileSize, maxPixels: s.maxPixels, maxDuration: s.maxDuration)
+    var problems: [JobProblem] = []
+    for spec in job.banners {
+      let path = spec.jsonPath + ".source"
+      func problem(_ reason: String) { problems.append(JobProblem(file: file, path: path, reason: "\(reason) (\(spec.sourceText))")) }
+      var isDirectory: ObjCBool = false
+      guard FileManager.default.fileExists(atPath: spec.source.path, isDirectory: &isDirectory) else {
+        problem("file not found")
+        continue
+      }
+      if isDirectory.boolValue {
+        problem("is a folder, not a media file")
+        continue
+      }
+      guard let handle = FileHandle(forReadingAtPath: spec.source.path) else {
+        problem("file cannot be read (permissions)")
+        continue
+      }
+      try? handle.close()
+      switch spec.kind {
+      case .video:
+        do {
+          let input = try InputContainer(path: spec.source.path, allowedFormats: InputContainer.videoFormats, limits: limits)
+          if input.bestStream(.video) == nil { problem("has no video stream") }
+        } catch {
+          problem(error.reason)
+        }
+      case .image:
+        do { _ = try ImageSource.open(path: spec.source.path, limits: limits) } catch {
+          problem(error.reason)
+        }
+      }
+    }
+    return problems
+  }
+}

@@ -1,0 +1,173 @@
+import Foundation
+
+/// The record of one item in the content-addressed store (`item.json` beside
+/// its `files/` folder): what the stages produced, with every path relative
+/// to `files/`, so the same outputs can be linked into any bundle under any
+/// folder.
+///
+/// Values that only banners.json carries (`id`, `link`, `autoplay`,
+/// `muted`) are not stored; they come from the job when the bundle is
+/// assembled.
+struct StoredItem: Codable, Sendable, Equatable {
+  /// Version of this record's layout.
+  static let recordFormat = 1
+  static let recordName = "item.json"
+
+  struct Video: Codable, Sendable, Equatable {
+    var playlistPath: String
+    var mp4Path: String
+    var coverPath: String
+    var coverJPEGPath: String
+    var darkCoverPath: String
+    var darkCoverJPEGPath: String
+    var duration: Double
+    var width: Int
+    var height: Int
+    var urlChoice: String
+  }
+
+  struct ImageWidth: Codable, Sendable, Equatable {
+    var width: Int
+    var height: Int
+    var webpPath: String
+    var jpegPath: String
+  }
+
+  struct Image: Codable, Sendable, Equatable {
+    var path: String
+    var jpegPath: String
+    var darkPath: String
+    var darkJPEGPath: String
+    var width: Int
+    var height: Int
+    var widths: [ImageWidth]
+  }
+
+  struct File: Codable, Sendable, Equatable {
+    /// Relative to `files/`.
+    var path: String
+    var size: Int64
+    /// Modification time in ns since 1970 when stored: bundles hard-link
+    /// store files, so a bundle file edited in place changes it here too.
+    var modified: Int64?
+  }
+
+  var format: Int
+  /// The item fingerprint (`ItemFingerprint.hash`).
+  var hash: String
+  var kind: String
+  var video: Video?
+  var image: Image?
+  var warnings: [String]
+  var summary: String
+  /// Every file under `files/`, sorted by path.
+  var files: [File]
+  /// Seconds the build took.
+  var buildSeconds: Double
+  /// Whether the outputs were decoded and checked before they were stored.
+  var verified: Bool
+
+  var totalBytes: Int64 { files.reduce(0) { $0 + $1.size } }
+
+  /// Records `entry`, whose paths all start with `folder/`.
+  ///
+  /// - Throws: `StoreError` when a path lies outside `folder`.
+  init(entry: ManifestEntry, folder: String, hash: String, warnings: [String], summary: String,
+       files: [File], buildSeconds: Double) throws(StoreError) {
+    func strip(_ path: String) throws(StoreError) -> String {
+      guard path.hasPrefix(folder + "/"), path.count > folder.count + 1 else {
+        throw StoreError("output \(path) lies outside the item folder \(folder)")
+      }
+      return String(path.dropFirst(folder.count + 1))
+    }
+    format = Self.recordFormat
+    self.hash = hash
+    self.warnings = warnings
+    self.summary = summary
+    self.files = files
+    self.buildSeconds = buildSeconds
+    verified = false
+    switch entry {
+    case .video(let v):
+      kind = BannerKind.video.rawValue
+      video = Video(
+        playlistPath: try strip(v.playlistPath), mp4Path: try strip(v.mp4Path), coverPath: try strip(v.coverPath),
+        coverJPEGPath: try strip(v.coverJPEGPath), darkCoverPath: try strip(v.darkCoverPath),
+        darkCoverJPEGPath: try strip(v.darkCoverJPEGPath), duration: v.duration, width: v.width, height: v.height,
+        urlChoice: v.urlChoice.rawValue)
+      image = nil
+    case .image(let i):
+      kind = BannerKind.image.rawValue
+      var widths: [ImageWidth] = []
+      for w in i.widths {
+        widths.append(ImageWidth(width: w.width, height: w.height, webpPath: try strip(w.webpPath), jpegPath: try strip(w.jpegPath)))
+      }
+      image = Image(
+        path: try strip(i.path), jpegPath: try strip(i.jpegPath), darkPath: try strip(i.darkPath),
+        darkJPEGPath: try strip(i.darkJPEGPath), width: i.width, height: i.height, widths: widths)
+      video = nil
+    }
+  }
+
+  /// The manifest entry for `spec` with the outputs under `folder` in the
+  /// bundle.
+  ///
+  /// - Throws: `StoreError` when the record does not match the spec's kind.
+  func entry(for spec: BannerSpec, folder: String) throws(StoreError) -> ManifestEntry {
+    func at(_ p: String) -> String { folder + "/" + p }
+    switch (spec.kind, video, image) {
+    case (.video, let v?, _):
+      return .video(VideoManifestEntry(
+        id: spec.id, playlistPath: at(v.playlistPath), mp4Path: at(v.mp4Path), coverPath: at(v.coverPath),
+        coverJPEGPath: at(v.coverJPEGPath), darkCoverPath: at(v.darkCoverPath), darkCoverJPEGPath: at(v.darkCoverJPEGPath),
+        duration: v.duration, width: v.width, height: v.height, autoplay: spec.autoplay, muted: spec.muted,
+        link: spec.link, urlChoice: VideoURLChoice(rawValue: v.urlChoice) ?? .hls))
+    case (.image, _, let i?):
+      return .image(ImageManifestEntry(
+        id: spec.id, path: at(i.path), jpegPath: at(i.jpegPath), darkPath: at(i.darkPath), darkJPEGPath: at(i.darkJPEGPath),
+        width: i.width, height: i.height, link: spec.link,
+        widths: i.widths.map { ImageWidthEntry(width: $0.width, height: $0.height, webpPath: at($0.webpPath), jpegPath: at($0.jpegPath)) }))
+    default:
+      throw StoreError("store object \(hash.prefix(16)) holds a \(kind), not a \(spec.kind.rawValue)")
+    }
+  }
+
+  /// What `VideoAssetVerifier` / `ImageAssetVerifier` check for this
+  /// record, paths relative to `files/`.
+  func verification(id: String, autoplay: Bool, muted: Bool) -> (video: VideoAssets?, image: ImageAssets?) {
+    if let v = video {
+      let url = v.urlChoice == VideoURLChoice.mp4.rawValue ? v.mp4Path : v.playlistPath
+      return (VideoAssets(
+        id: id, urlPath: url, masterPath: v.playlistPath, mp4Path: v.mp4Path,
+        covers: [("cover_url", v.coverPath, false), ("cover_jpeg_url", v.coverJPEGPath, false),
+                 ("cover_dark_url", v.darkCoverPath, true), ("cover_dark_jpeg_url", v.darkCoverJPEGPath, true)],
+        width: v.width, height: v.height, duration: ManifestEmitter.roundedDuration(v.duration)), nil)
+    }
+    if let i = image {
+      var files: [ImageAssets.File] = [
+        .init(key: "url", path: i.path, width: i.width, height: i.height),
+        .init(key: "jpeg_url", path: i.jpegPath, width: i.width, height: i.height),
+        .init(key: "dark_url", path: i.darkPath, width: i.width, height: i.height),
+        .init(key: "dark_jpeg_url", path: i.darkJPEGPath, width: i.width, height: i.height),
+      ]
+      for (n, w) in i.widths.enumerated() {
+        files.append(.init(key: "sources[\(n)].url", path: w.webpPath, width: w.width, height: w.height))
+        files.append(.init(key: "sources[\(n)].jpeg_url", path: w.jpegPath, width: w.width, height: w.height))
+      }
+      return (nil, ImageAssets(id: id, files: files))
+    }
+    return (nil, nil)
+  }
+}
+
+/// A store operation failed: a record that cannot be read or written, a
+/// rename that did not happen.
+struct StoreError: Error, CustomStringConvertible {
+  var description: String
+  /// Whether the cause is the output file system (disk full, permissions).
+  var isIO: Bool
+  init(_ description: String, isIO: Bool = false) {
+    self.description = description
+    self.isIO = isIO
+  }
+}

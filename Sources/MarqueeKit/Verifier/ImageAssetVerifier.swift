@@ -1,0 +1,116 @@
+import Foundation
+
+/// An image banner as banners.json (or a store record) describes it.
+struct ImageAssets: Sendable {
+  struct File: Sendable {
+    /// The banners.json key, e.g. `url` or `sources[1].jpeg_url`.
+    var key: String
+    var path: String
+    /// The size banners.json states for it, when it states one.
+    var width: Int?
+    var height: Int?
+  }
+  var id: String
+  /// `url` first.
+  var files: [File]
+}
+
+/// Checks an image banner's files: present, decodable, the stated size, a
+/// dark variant beside `url`, and animations within the client's caps
+/// (docs/playback-constraints.md §5).
+struct ImageAssetVerifier {
+  /// The client caps an animation at 20 decoded frames…
+  static let maxAnimationFrames = 20
+  /// …and 10 MB of decoded RGBA.
+  static let maxAnimationBytes = 10 * 1024 * 1024
+  /// Outputs are ours, so only sanity limits apply when opening them.
+  static let openLimits = InputLimits(maxFileSize: 1 << 31, maxPixels: 268_435_456, maxDuration: .infinity)
+
+  let assets: ImageAssets
+  let files: AssetFiles
+  let decode: Bool
+  private(set) var violations: [Violation] = []
+  private(set) var fileCount = 0
+
+  init(assets: ImageAssets, files: AssetFiles, decode: Bool) {
+    self.assets = assets
+    self.files = files
+    self.decode = decode
+  }
+
+  private mutating func fail(_ path: String, _ problem: String) {
+    violations.append(Violation(item: assets.id, file: files.display(path), problem: problem))
+  }
+
+  mutating func run() -> [Violation] {
+    var seen: Set<String> = []
+    for file in assets.files {
+      if file.key == "url" { checkDarkSibling(file.path) }
+      guard seen.insert(file.path).inserted else { continue }
+      check(file)
+    }
+    if !assets.files.contains(where: { $0.key == "dark_url" }) {
+      fail("banners.json", "no dark_url: dark mode needs an explicit dark image URL")
+    }
+    if let light = lumaMeans["url"], let dark = lumaMeans["dark_url"], dark > light + 2 {
+      fail(assets.files.first { $0.key == "dark_url" }?.path ?? "banners.json",
+           String(format: "dark_url: the dark variant is brighter than the image (mean luma %.0f vs %.0f)", dark, light))
+    }
+    return violations
+  }
+
+  /// Mean luma of decoded images by key.
+  private var lumaMeans: [String: Double] = [:]
+
+  private mutating func check(_ file: ImageAssets.File) {
+    guard (files.size(file.path) ?? 0) > 0 else {
+      fail(file.path, "\(file.key): image is missing or empty")
+      return
+    }
+    fileCount += 1
+    let source: ImageSource
+    do {
+      source = try ImageSource.open(path: files.url(file.path).path, limits: Self.openLimits,
+                                    maxAnimationPixels: Int.max)
+    } catch {
+      fail(file.path, "\(file.key): not a readable image: \(error.reason)")
+      return
+    }
+    let header = source.header
+    let ext = (file.path as NSString).pathExtension.lowercased()
+    let expected: ImageFormat? = switch ext {
+      case "webp": .webp
+      case "jpg", "jpeg": .jpeg
+      case "png": .png
+      default: nil
+    }
+    if let expected, header.format != expected {
+      fail(file.path, "\(file.key): the file is \(header.format.rawValue), not what .\(ext) promises")
+    }
+    if let w = file.width, let h = file.height, header.width != w || header.height != h {
+      fail(file.path, "\(file.key): image is \(header.width)x\(header.height) but banners.json says \(w)x\(h)")
+    }
+    if header.frameCount > Self.maxAnimationFrames {
+      fail(file.path, "\(file.key): animation has \(header.frameCount) frames; the client plays at most \(Self.maxAnimationFrames)")
+    }
+    let decodedBytes = header.frameCount * header.width * header.height * 4
+    if header.frameCount > 1 && decodedBytes > Self.maxAnimationBytes {
+      fail(file.path, "\(file.key): animation decodes to \(LogLine.bytes(Int64(decodedBytes))); the client's cap is 10 MB")
+    }
+    if header.orientation != .identity {
+      fail(file.path, "\(file.key): carries an EXIF orientation: the pixels must already be upright")
+    }
+    guard decode else { return }
+    do {
+      let picture = try source.decodeStill()
+      if file.key == "url" || file.key == "dark_url" { lumaMeans[file.key] = LumaStatistics(picture.image).mean }
+    } catch {
+      fail(file.path, "\(file.key): image does not decode: \(error.reason)")
+    }
+  }
+
+  private mutating func checkDarkSibling(_ path: String) {
+    guard let dark = RelativePath.darkSibling(of: path) else { return }
+    if (files.size(dark) ?? 0) == 0 { fail(dark, "url?theme=dark has no dark variant to serve (expected \(dark))") }
+  }
+}

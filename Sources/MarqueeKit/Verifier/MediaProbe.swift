@@ -1,0 +1,177 @@
+import Foundation
+
+// MARK: - MP4 box layout
+
+/// The top-level boxes of an ISO BMFF file, read from their headers only.
+enum MP4Boxes {
+  /// Box types in file order (`ftyp`, `moov`, `mdat`, …).
+  ///
+  /// - Throws: a file-system error, or `ProbeError` when a box header is
+  ///   cut short or its size runs past the end of the file.
+  static func topLevel(_ url: URL) throws -> [String] {
+    let handle = try FileHandle(forReadingFrom: url)
+    defer { try? handle.close() }
+    let fileSize = try handle.seekToEnd()
+    var offset: UInt64 = 0
+    var types: [String] = []
+    while offset + 8 <= fileSize {
+      try handle.seek(toOffset: offset)
+      guard let header = try handle.read(upToCount: 16), header.count >= 8 else { break }
+      let bytes = [UInt8](header)
+      var size = UInt64(bytes[0]) << 24 | UInt64(bytes[1]) << 16 | UInt64(bytes[2]) << 8 | UInt64(bytes[3])
+      let type = String(decoding: bytes[4..<8].map { $0 >= 0x20 && $0 < 0x7F ? $0 : UInt8(ascii: "?") }, as: UTF8.self)
+      if size == 1 {
+        guard bytes.count >= 16 else { throw ProbeError("box '\(type)' at byte \(offset) is cut short") }
+        size = bytes[8..<16].reduce(0) { $0 << 8 | UInt64($1) }
+      } else if size == 0 {
+        size = fileSize - offset
+      }
+      guard size >= 8, offset + size <= fileSize else {
+        throw ProbeError("box '\(type)' at byte \(offset) claims \(size) bytes, past the end of the file (\(fileSize) bytes)")
+      }
+      types.append(type)
+      offset += size
+    }
+    return types
+  }
+}
+
+/// A media file that cannot be read the way a player would.
+struct ProbeError: Error, CustomStringConvertible {
+  var description: String
+  init(_ description: String) { self.description = description }
+}
+
+// MARK: - Streams
+
+/// What a decoder saw at the start of a file or segment.
+struct VideoStart {
+  var codec: String
+  var width: Int
+  var height: Int
+  var pixelFormat: String
+  /// The first video packet carries the keyframe flag.
+  var firstPacketIsKeyframe: Bool
+  /// The first decoded picture is a keyframe (an intra picture the decoder
+  /// could start from).
+  var firstFrameIsKeyframe: Bool
+  var pictureType: Character
+  var sampleAspectRatio: Rational
+  var orientationIsIdentity: Bool
+  /// The first picture is interlaced.
+  var isInterlaced: Bool
+  /// Colour signalling of the stream (`bt709`, `smpte2084`, …).
+  var colorSpace: String
+  var colorTransfer: String
+  var audioCodec: String?
+  var audioSampleRate: Int?
+  /// Container duration in seconds.
+  var duration: Double?
+}
+
+enum StreamProbe {
+  /// Opens `url` (an MP4, or an fMP4 init section + one segment) and
+  /// decodes its first video picture.
+  ///
+  /// - Throws: `MediaIOError` when the file does not open or decode,
+  ///   `ProbeError` when it has no video or no picture decodes.
+  static func videoStart(_ url: URL) throws -> VideoStart {
+    let input = try InputContainer(path: url.path, allowedFormats: ["mov", "mp4"],
+                                   limits: InputLimits(maxFileSize: Int64.max, maxPixels: Int.max, maxDuration: .infinity))
+    guard let video = input.bestStream(.video) else { throw ProbeError("no video stream") }
+    let audio = input.bestStream(.audio)
+    input.keepOnly([video.index])
+    let decoder = try Decoder(container: input, streamIndex: video.index, threads: 1)
+    let packet = try Packet()
+    let frame = try Frame()
+    var firstPacketIsKey: Bool? = nil
+    var draining = false
+    while true {
+      switch try decoder.receive(frame) {
+      case .produced:
+        return VideoStart(
+          codec: video.codecName, width: frame.width, height: frame.height, pixelFormat: frame.pixelFormatName,
+          firstPacketIsKeyframe: firstPacketIsKey ?? false, firstFrameIsKeyframe: frame.isKeyframe,
+          pictureType: frame.pictureTypeLetter, sampleAspectRatio: video.sampleAspectRatio,
+          orientationIsIdentity: video.orientation == .identity, isInterlaced: frame.isInterlaced,
+          colorSpace: video.colorSpace, colorTransfer: video.colorTransfer, audioCodec: audio?.codecName,
+          audioSampleRate: audio?.sampleRate, duration: input.duration)
+      case .endOfStream:
+        throw ProbeError("no picture decodes")
+      case .needsInput:
+        if draining { throw ProbeError("no picture decodes") }
+        if try input.read(into: packet) {
+          guard packet.streamIndex == video.index else { continue }
+          if firstPacketIsKey == nil { firstPacketIsKey = packet.isKeyframe }
+          _ = try decoder.send(packet)
+        } else {
+          draining = true
+          _ = try decoder.send(nil)
+        }
+      }
+    }
+  }
+
+  /// Probes one HLS fMP4 segment as a player starting there would: the
+  /// initialization section followed by the segment, alone.
+  static func segmentStart(initSection: URL, segment: URL, scratch: URL) throws -> VideoStart {
+    var bytes = try Data(contentsOf: initSection)
+    bytes.append(try Data(contentsOf: segment))
+    let file = scratch.appendingPathComponent("segment-\(UUID().uuidString).mp4")
+    try bytes.write(to: file)
+    defer { try? FileManager.default.removeItem(at: file) }
+    return try videoStart(file)
+  }
+}
+
+// MARK: - Pictures
+
+/// Brightness facts of a picture, for "never black or blank" (§3).
+struct LumaStatistics {
+  /// Mean luma, 0...255 (BT.709 weights on the sRGB values, composited
+  /// over black).
+  var mean: Double
+  /// Luma spread: 98th minus 2nd percentile.
+  var spread: Int
+
+  init(_ image: RGBAImage) {
+    var histogram = [Int](repeating: 0, count: 256)
+    var total = 0.0
+    var count = 0
+    let step = max(1, Int((Double(image.width * image.height) / 200_000).squareRoot()))
+    image.pixels.withUnsafeBufferPointer { p in
+      var y = 0
+      while y < image.height {
+        var x = 0
+        while x < image.width {
+          let o = (y * image.width + x) * 4
+          // Over black, so transparent pixels count as dark.
+          let l = (0.2126 * Double(p[o]) + 0.7152 * Double(p[o + 1]) + 0.0722 * Double(p[o + 2])) * Double(p[o + 3]) / 255
+          total += l
+          histogram[min(255, Int(l.rounded()))] += 1
+          count += 1
+          x += step
+        }
+        y += step
+      }
+    }
+    mean = count > 0 ? total / Double(count) : 0
+    func percentile(_ q: Double) -> Int {
+      let target = Int(Double(count) * q)
+      var seen = 0
+      for (value, n) in histogram.enumerated() {
+        seen += n
+        if seen > target { return value }
+      }
+      return 255
+    }
+    spread = percentile(0.98) - percentile(0.02)
+  }
+
+  /// Why the picture looks black or blank, or `nil`.
+  var problem: String? {
+    if mean < 16 { return String(format: "looks black (mean luma %.0f of 255)", mean) }
+    if spread < 8 { return "looks blank (one flat tone, luma spread \(spread))" }
+    return nil
+  }
+}

@@ -1,0 +1,393 @@
+import Foundation
+
+/// A video banner as banners.json (or a store record) describes it: paths
+/// relative to an `AssetFiles` root, and the values the client relies on.
+struct VideoAssets: Sendable {
+  var id: String
+  /// What `url` points at.
+  var urlPath: String?
+  /// The HLS master playlist (`hls_url`, or `url` when it is `.m3u8`).
+  var masterPath: String?
+  /// The fast-start MP4 (`mp4_url`, or `url` when it is `.mp4`).
+  var mp4Path: String?
+  /// Covers by banners.json key; `cover_url` first. Dark ones are only
+  /// decoded and measured, light ones must also not be black or blank.
+  var covers: [(key: String, path: String, isDark: Bool)]
+  var width: Int?
+  var height: Int?
+  /// `duration`, seconds.
+  var duration: Double?
+}
+
+/// Checks one video banner's files: the HLS rules (Apple's authoring spec
+/// for Apple devices, as the transcoder writes them), the MP4, the covers,
+/// and that `duration` is what `url` plays.
+struct VideoAssetVerifier {
+  let assets: VideoAssets
+  let files: AssetFiles
+  let decode: Bool
+  /// A folder for temporary probe files.
+  let scratch: URL
+
+  /// JSON durations are written rounded to milliseconds.
+  static let durationTolerance = 0.0015
+
+  private(set) var violations: [Violation] = []
+  private(set) var fileCount = 0
+  /// Mean luma of decoded covers by key.
+  private var lumaMeans: [String: Double] = [:]
+
+  init(assets: VideoAssets, files: AssetFiles, decode: Bool, scratch: URL) {
+    self.assets = assets
+    self.files = files
+    self.decode = decode
+    self.scratch = scratch
+  }
+
+  private mutating func fail(_ path: String, _ problem: String) {
+    violations.append(Violation(item: assets.id, file: files.display(path), problem: problem))
+  }
+
+  /// Runs every check; returns the violations.
+  mutating func run() -> [Violation] {
+    var videoSize: (width: Int, height: Int)? = nil
+    if let w = assets.width, let h = assets.height { videoSize = (w, h) }
+    if let master = assets.masterPath {
+      if let top = checkHLS(master: master), videoSize == nil { videoSize = top }
+    }
+    if let mp4 = assets.mp4Path {
+      if let size = checkMP4(mp4), videoSize == nil { videoSize = size }
+    }
+    if assets.masterPath == nil && assets.mp4Path == nil {
+      fail(assets.urlPath ?? "banners.json", "the video has neither an HLS playlist nor an MP4")
+    }
+    for cover in assets.covers {
+      checkCover(cover.path, key: cover.key, isDark: cover.isDark, videoSize: videoSize)
+    }
+    if !assets.covers.contains(where: \.isDark) {
+      fail("banners.json", "no cover_dark_url: dark mode needs an explicit dark cover URL")
+    }
+    if decode, let light = lumaMeans["cover_url"], let dark = lumaMeans["cover_dark_url"], dark > light + 2 {
+      fail(assets.covers.first { $0.key == "cover_dark_url" }?.path ?? "banners.json",
+           String(format: "cover_dark_url: the dark cover is brighter than the cover (mean luma %.0f vs %.0f)", dark, light))
+    }
+    return violations
+  }
+
+  // MARK: - HLS
+
+  /// Checks the master playlist and every media playlist and segment.
+  /// Returns the largest variant's resolution.
+  private mutating func checkHLS(master: String) -> (Int, Int)? {
+    guard files.size(master) != nil, let text = try? String(contentsOf: files.url(master), encoding: .utf8) else {
+      fail(master, "master playlist is missing or unreadable")
+      return nil
+    }
+    fileCount += 1
+    let playlist = MasterPlaylistText(text: text)
+    if !playlist.startsWithHeader { fail(master, "master playlist does not start with #EXTM3U") }
+    if !playlist.hasIndependentSegments { fail(master, "master playlist lacks #EXT-X-INDEPENDENT-SEGMENTS") }
+    if playlist.danglingStreamInfs > 0 { fail(master, "#EXT-X-STREAM-INF without a playlist URI after it") }
+    guard !playlist.variants.isEmpty else {
+      fail(master, "master playlist lists no variant")
+      return nil
+    }
+    var largest: (Int, Int)? = nil
+    var aspect: (Int, Int)? = nil
+    var boundaries: [(uri: String, starts: [Double])] = []
+    var defaultDuration: Double? = nil
+    for (index, variant) in playlist.variants.enumerated() {
+      for key in ["BANDWIDTH", "AVERAGE-BANDWIDTH", "CODECS", "RESOLUTION", "FRAME-RATE"] where variant.attributes[key] == nil {
+        fail(master, "variant \(variant.uri) lacks \(key)")
+      }
+      for key in ["BANDWIDTH", "AVERAGE-BANDWIDTH"] {
+        if let v = variant.attributes[key], (Int(v) ?? 0) <= 0 { fail(master, "variant \(variant.uri) has \(key)=\(v)") }
+      }
+      if let codecs = variant.attributes["CODECS"], !codecs.hasPrefix("avc1.") {
+        fail(master, "variant \(variant.uri) CODECS=\"\(codecs)\" is not H.264 (avc1)")
+      }
+      let resolution = variant.resolution
+      if variant.attributes["RESOLUTION"] != nil && resolution == nil {
+        fail(master, "variant \(variant.uri) has an unreadable RESOLUTION")
+      }
+      if let r = resolution {
+        if r.width * r.height > (largest.map { $0.0 * $0.1 } ?? 0) { largest = (r.width, r.height) }
+        if let a = aspect {
+          // Even-pixel rounding moves a side by up to 2 pixels.
+          let cross = abs(r.width * a.1 - r.height * a.0)
+          if Double(cross) > 0.012 * Double(r.height * a.1) {
+            fail(master, "variant \(variant.uri) is \(r.width)x\(r.height), not the aspect ratio of \(a.0)x\(a.1)")
+          }
+        } else {
+          aspect = (r.width, r.height)
+        }
+      }
+      guard let path = RelativePath.resolve(variant.uri, against: master) else {
+        fail(master, "variant URI \(variant.uri) does not stay inside the bundle")
+        continue
+      }
+      if let starts = checkMediaPlaylist(path, resolution: resolution, codecs: variant.attributes["CODECS"]) {
+        boundaries.append((variant.uri, starts.starts))
+        if index == 0 { defaultDuration = starts.total }
+      }
+    }
+    for attributes in playlist.iFrameVariants {
+      checkIFramePlaylist(attributes, master: master)
+    }
+    if let first = boundaries.first {
+      for other in boundaries.dropFirst() where !Self.sameBoundaries(first.starts, other.starts) {
+        fail(master, "segments of \(other.uri) start at other times than those of \(first.uri): an IDR must start every segment at the same time in every rendition")
+      }
+    }
+    if let total = defaultDuration, let json = assets.duration, assets.urlPath == assets.masterPath {
+      if abs(total - json) > Self.durationTolerance {
+        fail(master, String(format: "duration in banners.json is %.3f s but the playlist plays %.3f s (sum of #EXTINF)", json, total))
+      }
+    }
+    if let l = largest, let w = assets.width, let h = assets.height, l.0 != w || l.1 != h {
+      fail(master, "largest variant is \(l.0)x\(l.1) but banners.json says \(w)x\(h)")
+    }
+    return largest
+  }
+
+  /// An I-frame playlist (Apple HLS authoring spec §6.15): declared with
+  /// its bandwidth, codecs and resolution; VOD, I-frames only, ended; every
+  /// byte range inside its segment file.
+  private mutating func checkIFramePlaylist(_ attributes: [String: String], master: String) {
+    let name = attributes["URI"] ?? "(no URI)"
+    for key in ["BANDWIDTH", "CODECS", "RESOLUTION", "URI"] where attributes[key] == nil {
+      fail(master, "I-frame variant \(name) lacks \(key)")
+    }
+    guard let uri = attributes["URI"] else { return }
+    guard let path = RelativePath.resolve(uri, against: master) else {
+      fail(master, "I-frame playlist URI \(uri) does not stay inside the bundle")
+      return
+    }
+    guard files.size(path) != nil, let text = try? String(contentsOf: files.url(path), encoding: .utf8) else {
+      fail(path, "I-frame playlist is missing or unreadable")
+      return
+    }
+    fileCount += 1
+    let playlist = MediaPlaylist(text: text)
+    if !text.contains("#EXT-X-I-FRAMES-ONLY") { fail(path, "I-frame playlist lacks #EXT-X-I-FRAMES-ONLY") }
+    if !playlist.isVOD || !playlist.hasEndList { fail(path, "I-frame playlist is not VOD with #EXT-X-ENDLIST") }
+    if playlist.segments.isEmpty { fail(path, "I-frame playlist lists no frame") }
+    var range: (length: Int64, offset: Int64)? = nil
+    for raw in text.split(whereSeparator: \.isNewline) {
+      let line = raw.trimmingCharacters(in: .whitespaces)
+      if line.hasPrefix("#EXT-X-BYTERANGE:") {
+        let parts = line.dropFirst("#EXT-X-BYTERANGE:".count).split(separator: "@")
+        if let length = Int64(parts.first ?? ""), let offset = parts.count > 1 ? Int64(parts[1]) : 0 { range = (length, offset) }
+      } else if !line.hasPrefix("#") && !line.isEmpty {
+        guard let segment = RelativePath.resolve(line, against: path), let size = files.size(segment) else {
+          fail(path, "I-frame \(line) names no file")
+          range = nil
+          continue
+        }
+        if let r = range, r.length <= 0 || r.offset + r.length > size {
+          fail(path, "byte range \(r.length)@\(r.offset) of \(line) lies outside its \(size) bytes")
+        }
+        range = nil
+      }
+    }
+  }
+
+  private static func sameBoundaries(_ a: [Double], _ b: [Double]) -> Bool {
+    a.count == b.count && zip(a, b).allSatisfy { abs($0 - $1) < 0.0015 }
+  }
+
+  /// Checks one media playlist; returns its segment start times and total.
+  private mutating func checkMediaPlaylist(
+    _ path: String, resolution: (width: Int, height: Int)?, codecs: String?
+  ) -> (starts: [Double], total: Double)? {
+    guard files.size(path) != nil, let text = try? String(contentsOf: files.url(path), encoding: .utf8) else {
+      fail(path, "media playlist is missing or unreadable")
+      return nil
+    }
+    fileCount += 1
+    let playlist = MediaPlaylist(text: text)
+    if !text.hasPrefix("#EXTM3U") { fail(path, "media playlist does not start with #EXTM3U") }
+    if !playlist.isVOD { fail(path, "not a VOD playlist (#EXT-X-PLAYLIST-TYPE:VOD missing)") }
+    if !playlist.hasEndList { fail(path, "no #EXT-X-ENDLIST: players would treat it as live") }
+    guard let target = playlist.targetDuration else {
+      fail(path, "no #EXT-X-TARGETDURATION")
+      return nil
+    }
+    if playlist.segments.isEmpty {
+      fail(path, "lists no segment")
+      return nil
+    }
+    var initPath: String? = nil
+    if let map = playlist.mapURI {
+      initPath = RelativePath.resolve(map, against: path)
+      if let p = initPath {
+        if (files.size(p) ?? 0) == 0 { fail(p, "initialization section (#EXT-X-MAP) is missing or empty") ; initPath = nil }
+      } else {
+        fail(path, "#EXT-X-MAP URI \(map) does not stay inside the bundle")
+      }
+    } else {
+      fail(path, "no #EXT-X-MAP: fMP4 segments need their initialization section")
+    }
+    var starts: [Double] = []
+    var t = 0.0
+    for segment in playlist.segments {
+      starts.append(t)
+      t += segment.duration
+      if !(segment.duration > 0) { fail(path, "segment \(segment.uri) has #EXTINF \(segment.duration)") }
+      if Int(segment.duration.rounded()) > target {
+        fail(path, String(format: "segment %@ lasts %.3f s, longer than #EXT-X-TARGETDURATION:%d", segment.uri, segment.duration, target))
+      }
+      guard let segmentPath = RelativePath.resolve(segment.uri, against: path) else {
+        fail(path, "segment URI \(segment.uri) does not stay inside the bundle")
+        continue
+      }
+      guard (files.size(segmentPath) ?? 0) > 0 else {
+        fail(segmentPath, "segment is missing or empty")
+        continue
+      }
+      fileCount += 1
+      if decode, let initPath { checkSegment(segmentPath, initPath: initPath, resolution: resolution) }
+    }
+    return (starts, t)
+  }
+
+  /// Decodes the start of one segment the way a player joining there would.
+  private mutating func checkSegment(_ path: String, initPath: String, resolution: (width: Int, height: Int)?) {
+    let start: VideoStart
+    do {
+      start = try StreamProbe.segmentStart(initSection: files.url(initPath), segment: files.url(path), scratch: scratch)
+    } catch {
+      fail(path, "segment does not decode on its own (with \(initPath.split(separator: "/").last ?? "")): \(error)")
+      return
+    }
+    if start.codec != "h264" { fail(path, "video codec is \(start.codec), not H.264") }
+    if start.pixelFormat != "yuv420p" { fail(path, "pixel format is \(start.pixelFormat), not yuv420p") }
+    if !start.firstPacketIsKeyframe || !start.firstFrameIsKeyframe || start.pictureType != "I" {
+      fail(path, "does not start with a keyframe (first picture: \(start.pictureType)\(start.firstFrameIsKeyframe ? ", key" : ""))")
+    }
+    if let r = resolution, r.width != start.width || r.height != start.height {
+      fail(path, "pictures are \(start.width)x\(start.height) but the master playlist says \(r.width)x\(r.height)")
+    }
+    if let audio = start.audioCodec, audio != "aac" { fail(path, "audio codec is \(audio), not AAC") }
+  }
+
+  // MARK: - MP4
+
+  /// Checks the fast-start MP4; returns its picture size when decoded.
+  private mutating func checkMP4(_ path: String) -> (Int, Int)? {
+    guard (files.size(path) ?? 0) > 0 else {
+      fail(path, "MP4 is missing or empty")
+      return nil
+    }
+    fileCount += 1
+    do {
+      let boxes = try MP4Boxes.topLevel(files.url(path))
+      guard let moov = boxes.firstIndex(of: "moov") else {
+        fail(path, "no moov box")
+        return nil
+      }
+      guard let mdat = boxes.firstIndex(of: "mdat") else {
+        fail(path, "no mdat box")
+        return nil
+      }
+      if moov > mdat { fail(path, "moov comes after mdat: not fast start (boxes: \(boxes.joined(separator: ", ")))") }
+    } catch {
+      fail(path, "MP4 structure is broken: \(error)")
+      return nil
+    }
+    guard decode else { return nil }
+    let start: VideoStart
+    do { start = try StreamProbe.videoStart(files.url(path)) } catch {
+      fail(path, "MP4 does not decode: \(error)")
+      return nil
+    }
+    if start.codec != "h264" { fail(path, "video codec is \(start.codec), not H.264") }
+    if start.pixelFormat != "yuv420p" { fail(path, "pixel format is \(start.pixelFormat), not yuv420p") }
+    if start.width % 2 != 0 || start.height % 2 != 0 { fail(path, "picture size \(start.width)x\(start.height) is not even") }
+    if start.sampleAspectRatio.isValid && start.sampleAspectRatio.num != start.sampleAspectRatio.den {
+      fail(path, "pixels are not square (SAR \(start.sampleAspectRatio))")
+    }
+    if !start.orientationIsIdentity { fail(path, "carries a rotation: the pixels must already be upright") }
+    if start.isInterlaced { fail(path, "is interlaced; the client needs progressive video") }
+    if start.colorSpace != "bt709" && start.colorSpace != "unknown" {
+      fail(path, "colour matrix is \(start.colorSpace), not BT.709")
+    }
+    if ["smpte2084", "arib-std-b67"].contains(start.colorTransfer) {
+      fail(path, "is HDR (\(start.colorTransfer)): devices without HDR show it black or washed out")
+    }
+    if !start.firstFrameIsKeyframe { fail(path, "does not start with a keyframe") }
+    if let audio = start.audioCodec, audio != "aac" { fail(path, "audio codec is \(audio), not AAC") }
+    if let rate = start.audioSampleRate, start.audioCodec != nil, rate != 48_000 { fail(path, "audio is \(rate) Hz, not 48 kHz") }
+    if assets.urlPath == path, let json = assets.duration, let d = start.duration, abs(d - json) > Self.durationTolerance {
+      fail(path, String(format: "duration in banners.json is %.3f s but the MP4 plays %.3f s", json, d))
+    }
+    return (start.width, start.height)
+  }
+
+  // MARK: - Covers
+
+  private mutating func checkCover(_ path: String, key: String, isDark: Bool, videoSize: (width: Int, height: Int)?) {
+    guard (files.size(path) ?? 0) > 0 else {
+      fail(path, "\(key): cover is missing or empty")
+      return
+    }
+    fileCount += 1
+    let source: ImageSource
+    do { source = try ImageSource.open(path: files.url(path).path, limits: ImageAssetVerifier.openLimits) } catch {
+      fail(path, "\(key): cover is not a readable image: \(error.reason)")
+      return
+    }
+    if let v = videoSize, source.header.width != v.width || source.header.height != v.height {
+      fail(path, "\(key): cover is \(source.header.width)x\(source.header.height) but the video is \(v.width)x\(v.height): the picture would jump when playback replaces it")
+    }
+    if key == "cover_url" { checkDarkSibling(path, key: key) }
+    guard decode else { return }
+    do {
+      let picture = try source.decodeStill()
+      let statistics = LumaStatistics(picture.image)
+      lumaMeans[key] = statistics.mean
+      if !isDark, let problem = statistics.problem { fail(path, "\(key): cover \(problem)") }
+    } catch {
+      fail(path, "\(key): cover does not decode: \(error.reason)")
+    }
+  }
+
+  /// The dark variant the nginx rule serves for `?theme=dark`.
+  private mutating func checkDarkSibling(_ path: String, key: String) {
+    guard let dark = RelativePath.darkSibling(of: path) else { return }
+    if (files.size(dark) ?? 0) == 0 { fail(dark, "\(key)?theme=dark has no dark variant to serve (expected \(dark))") }
+  }
+}
+
+// MARK: - Paths
+
+/// `/`-separated bundle-relative paths.
+enum RelativePath {
+  /// `uri` (relative to the file at `base`) as a root-relative path; `nil`
+  /// for absolute URLs or paths that leave the root.
+  static func resolve(_ uri: String, against base: String) -> String? {
+    guard !uri.contains("://"), !uri.hasPrefix("/") else { return nil }
+    let decoded = uri.removingPercentEncoding ?? uri
+    var parts = base.split(separator: "/").map(String.init)
+    if !parts.isEmpty { parts.removeLast() }
+    for component in decoded.split(separator: "/", omittingEmptySubsequences: true) {
+      switch component {
+      case ".": continue
+      case "..":
+        guard !parts.isEmpty else { return nil }
+        parts.removeLast()
+      default: parts.append(String(component))
+      }
+    }
+    return parts.isEmpty ? nil : parts.joined(separator: "/")
+  }
+
+  /// `a/cover.webp` → `a/cover.dark.webp` (`nil` when it is already dark).
+  static func darkSibling(of path: String) -> String? {
+    let ns = path as NSString
+    let ext = ns.pathExtension
+    let stem = ns.deletingPathExtension
+    guard !ext.isEmpty, !stem.hasSuffix(".dark") else { return nil }
+    return stem + ".dark." + ext
+  }
+}

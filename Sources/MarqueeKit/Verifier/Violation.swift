@@ -1,0 +1,75 @@
+import Foundation
+
+/// One way a bundle breaks the playback constraints
+/// (docs/playback-constraints.md) or the HLS rules: which item, which file,
+/// what is wrong.
+public struct Violation: Sendable, Equatable, CustomStringConvertible {
+  /// The banner id, or `nil` for the bundle as a whole.
+  public var item: String?
+  /// The file, relative to the bundle folder (`banners.json`,
+  /// `videos/spring-3fa9…/720p/segment_00002.m4s`).
+  public var file: String
+  /// What is wrong, starting lower-case.
+  public var problem: String
+
+  public init(item: String?, file: String, problem: String) {
+    self.item = item
+    self.file = file
+    self.problem = problem
+  }
+
+  /// `spring: videos/spring-3fa9…/cover.webp: cover is black (mean luma 3)`.
+  public var description: String { "\(item ?? "(bundle)"): \(file): \(problem)" }
+}
+
+/// What `BundleVerifier` found.
+public struct VerifyReport: Sendable {
+  /// Every violation, in bundle order (banners.json first, then each item).
+  public var violations: [Violation]
+  /// Things worth a look that do not break playback (more than ten items).
+  public var warnings: [String]
+  /// Banner items checked.
+  public var itemCount: Int
+  /// Files checked (opened, parsed or decoded).
+  public var fileCount: Int
+  public var isValid: Bool { violations.isEmpty }
+}
+
+/// How thoroughly to verify.
+public struct VerifyOptions: Sendable {
+  /// Decode media: every HLS segment (init + segment, first picture must be
+  /// a keyframe), the MP4's streams, covers (not black, not blank) and
+  /// images. Without it only structure is checked: banners.json, files
+  /// present, playlists, durations, box order, image headers.
+  public var decodeMedia: Bool
+  /// Bundle-relative folders whose media were decoded and checked when they
+  /// entered the content-addressed store (and whose files still match the
+  /// store's record): only their structure is checked again.
+  public var trustedFolders: Set<String>
+
+  public init(decodeMedia: Bool = true, trustedFolders: Set<String> = []) {
+    self.decodeMedia = decodeMedia
+    self.trustedFolders = trustedFolders
+  }
+}
+
+/// Finds a verified item's files: paths relative to a root folder, shown in
+/// messages relative to the bundle.
+struct AssetFiles: Sendable {
+  /// The folder paths are relative to.
+  let root: URL
+  /// Prepended to a path in messages (`""` for a bundle, the item's bundle
+  /// folder for a store object).
+  let displayPrefix: String
+
+  func url(_ path: String) -> URL { root.appendingPathComponent(path) }
+  func display(_ path: String) -> String { displayPrefix.isEmpty ? path : displayPrefix + "/" + path }
+
+  /// The file's size, or `nil` when it is missing or not a regular file.
+  func size(_ path: String) -> Int64? {
+    var isDirectory: ObjCBool = false
+    let p = url(path).path
+    guard FileManager.default.fileExists(atPath: p, isDirectory: &isDirectory), !isDirectory.boolValue else { return nil }
+    return ((try? FileManager.default.attributesOfItem(atPath: p))?[.size] as? NSNumber)?.int64Value
+  }
+}

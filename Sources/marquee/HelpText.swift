@@ -1,0 +1,173 @@
+import MarqueeKit
+
+/// The text of `--help`, `--version` and usage errors.
+enum HelpText {
+  static let version = "marquee \(ItemFingerprint.marqueeVersion)"
+
+  static let exitCodes = """
+    Exit codes:
+      0  every item was built (or reused) and the bundle published
+      1  some items failed (the previous bundle is kept unless --allow-partial),
+         or the bundle fails verification
+      2  usage error, or the job file is invalid
+      3  the bundle is locked by another run (use --wait to wait for it)
+      4  I/O error: the output cannot be written (disk full, permissions)
+    """
+
+  static let main = """
+    marquee: turns a batch job file into a carousel-ready banner bundle
+    (H.264/AAC HLS + MP4 with fixed keyframes, covers, dark variants,
+    WebP/JPEG images and banners.json).
+
+    Usage:
+      marquee build <job.json> [--out DIR] [--jobs N] [--allow-partial] [--wait]
+                    [--shard i/n] [--rebuild] [--quiet] [--verbose] [--log-format text|plain|json]
+      marquee merge <job.json> --out DIR [--allow-partial] [--wait] [--log-format …]
+      marquee verify <bundle> [--quiet] [--log-format …]
+      marquee validate <job.json> [--log-format …]
+      marquee preview <bundle>
+      marquee demo-sources <folder>
+      marquee --help | <command> --help | --version
+
+    Commands:
+      build          Build the job into <out>/<job name>/ (default out: ./Output);
+                     unchanged items are reused, the bundle is verified and
+                     switched into place atomically.
+      merge          Verify and publish a bundle whose items `build --shard` built.
+      verify         Re-check a built bundle from its files (playlists, segments,
+                     covers, images, banners.json); lists every violation.
+      validate       Check a job file without building: schema, sources, limits.
+      preview        Write preview.html and a contact-sheet PNG into a built bundle
+                     (covers and dark covers side by side, image widths, the MP4).
+      demo-sources   Generate the built-in demo's source media into <folder>.
+
+    Output: live progress on a terminal, plain lines otherwise, or one JSON
+    object per line with --log-format json. NO_COLOR turns colours off.
+
+    \(exitCodes)
+
+    """
+
+  static let build = """
+    Usage: marquee build <job.json> [--out DIR] [--jobs N] [--allow-partial] [--wait]
+                         [--shard i/n] [--rebuild] [--quiet] [--verbose] [--log-format text|plain|json]
+
+    Builds every banner of the job into <out>/<name>/. Each item's outputs are
+    stored by a hash of its source and settings (<out>/.marquee/store), so an
+    unchanged item is reused, not encoded again, and keeps its URLs
+    (videos|images/<id>-<hash>/…). The new bundle is assembled in a staging
+    folder, verified, and swapped with the old one in one rename: a reader sees
+    the old bundle or the new one, never a mix, and a killed run leaves the old
+    bundle whole (the next run removes its leftovers).
+
+    Options:
+      -o, --out DIR         Output root (default: ./Output). Nothing is written outside it.
+      -j, --jobs N          Items built at once (default: number of cores). Each item
+                            encodes on one thread, so the output is the same for any N.
+      --allow-partial       Publish the good items when some fail (default: keep the
+                            old bundle; the good items stay stored for the rerun).
+      --wait                When another run holds the bundle, wait for it instead of
+                            exiting with code 3.
+      --shard i/n           Build only items k with k mod n = i (0-based) into the
+                            store of --out, publish nothing; `marquee merge` publishes.
+      --rebuild             Encode every item again instead of reusing stored outputs
+                            (after changing Marquee's code without a new version).
+      -q, --quiet           Print warnings and errors only.
+      -v, --verbose         Also print FFmpeg's warnings and debug events.
+      --log-format FORMAT   text (default: live progress on a terminal, plain lines
+                            otherwise), plain, or json (one object per line on stdout:
+                            time, level, item, stage, event, duration, error, …).
+
+    \(exitCodes)
+
+    """
+
+  static let merge = """
+    Usage: marquee merge <job.json> --out DIR [--allow-partial] [--wait] [--quiet]
+                         [--log-format text|plain|json]
+
+    Publishes a bundle whose items were built by `marquee build <job> --out DIR
+    --shard i/n` runs (on this machine or others sharing DIR): encodes nothing,
+    takes every item from DIR's store, verifies the bundle and switches it into
+    place. An item no shard built counts as failed. The result is byte for byte
+    the bundle a single `marquee build` makes.
+
+    Options:
+      -o, --out DIR         The output root the shards built into (required).
+      --allow-partial       Publish when some items are missing or failed.
+      --wait                Wait for another run holding the bundle (else exit 3).
+      -q, --quiet, -v, --verbose, --log-format FORMAT   as for build.
+
+    \(exitCodes)
+
+    """
+
+  static let verify = """
+    Usage: marquee verify <bundle> [--quiet] [--log-format text|plain|json]
+
+    Re-checks a built bundle on its own, from its files: banners.json keeps the
+    client contract; every referenced file exists; master playlists declare
+    BANDWIDTH, AVERAGE-BANDWIDTH, CODECS, RESOLUTION and FRAME-RATE with one
+    aspect ratio; media playlists are VOD with an end tag; every segment decodes
+    on its own with its init section and starts with a keyframe, at the same
+    times in every rendition; durations equal what `url` plays (sum of
+    #EXTINF, or the MP4's); MP4s are H.264 yuv420p with moov before mdat;
+    covers decode at the video's size and are not black or blank; images
+    decode at their stated size with a dark variant beside them; animations
+    stay within 20 frames and 10 MB decoded. Prints each violation as
+    `<item id>: <file>: <problem>`.
+
+    Exit codes: 0 the bundle verifies; 1 violations found; 2 usage error or
+    no such bundle folder.
+
+    """
+
+  static let validate = """
+    Usage: marquee validate <job.json> [--log-format text|plain|json]
+
+    Checks a job file without building: the schema (Pipelines/job.schema.json
+    describes it for editors), every source exists, is readable and is a video
+    or image Marquee accepts, within the job's limits (max_file_size_mb,
+    max_pixels, max_duration). Each error names the JSON path, e.g.
+    `banners[2].source`.
+
+    Exit codes: 0 the job is valid; 2 usage error or any problem in the job.
+
+    """
+
+  static let preview = """
+    Usage: marquee preview <bundle>
+
+    Writes <bundle>/preview.html and <bundle>/preview-contact-sheet.png: every
+    banner with its cover and dark cover side by side, the image widths and the
+    MP4 in a video element, so a content person looks instead of reads.
+    banners.json does not reference them.
+
+    Exit codes: 0 written; 2 usage error; 4 the bundle cannot be read or written.
+
+    """
+
+  static let demoSources = """
+    Usage: marquee demo-sources <folder>
+
+    Writes the demo's sources, generated with libavfilter's test sources:
+    a 16:9 clip with audio, a portrait phone clip with a 90° rotation in its
+    display matrix, a photo-like JPEG and a product-on-white PNG.
+
+    Exit codes: 0 written; 2 usage error; 4 the folder cannot be written.
+
+    """
+
+  /// The help for a command name, or the main help.
+  static func topic(_ name: String?) -> String {
+    switch name {
+    case "build": build
+    case "merge": merge
+    case "verify": verify
+    case "validate": validate
+    case "demo-sources": demoSources
+    case "preview": preview
+    default: main
+    }
+  }
+}

@@ -1,0 +1,218 @@
+import Foundation
+import MarqueeTestSupport
+import Testing
+
+@testable import MarqueeKit
+
+/// Content addressing and incremental builds: SHA-256, fingerprints, reuse,
+/// immutable URLs, and byte-identical bundles whatever `--jobs` is.
+@Suite("Incremental: content-addressed, reused, deterministic")
+struct IncrementalTests {
+  // MARK: - SHA-256
+
+  @Test("SHA-256 matches the FIPS 180-4 test vectors")
+  func sha256Vectors() {
+    #expect(SHA256.hash("").hex == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+    #expect(SHA256.hash("abc").hex == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+    #expect(SHA256.hash("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq").hex
+            == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
+    var million = SHA256()
+    let chunk = Data(repeating: UInt8(ascii: "a"), count: 1000)
+    for _ in 0..<1000 { million.update(chunk) }
+    #expect(million.finalize().hex == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
+  }
+
+  @Test("SHA-256 of files agrees with sha256sum, for every length around the block size")
+  func sha256AgainstSha256sum() throws {
+    let fixture = try BatchFixture("sha")
+    defer { fixture.remove() }
+    var rng = SystemRandomNumberGenerator()
+    for length in [0, 1, 55, 56, 63, 64, 65, 119, 120, 127, 128, 1000, 1 << 20, (1 << 20) + 13] {
+      let url = fixture.dir.appendingPathComponent("f\(length)")
+      try Data((0..<length).map { _ in UInt8.random(in: 0...255, using: &rng) }).write(to: url)
+      let oracle = try Run.process("sha256sum", [url.path])
+      let expected = String(oracle.stdoutText.prefix(64))
+      #expect(try SHA256.hash(fileAt: url).hex == expected, "length \(length)")
+      // Fed in uneven pieces, the digest is the same.
+      var h = SHA256()
+      let data = try Data(contentsOf: url)
+      var i = 0
+      var step = 1
+      while i < data.count {
+        h.update(data[i..<min(data.count, i + step)])
+        i += step
+        step = step * 3 % 97 + 1
+      }
+      #expect(h.finalize().hex == expected, "pieces, length \(length)")
+    }
+  }
+
+  // MARK: - Fingerprints
+
+  static func spec(_ kind: BannerKind = .video, id: String = "a", link: String? = nil, autoplay: Bool = true,
+                   cover: CoverPolicy = .auto) -> BannerSpec {
+    BannerSpec(id: id, kind: kind, source: URL(fileURLWithPath: "/x"), sourceText: "x", link: link, autoplay: autoplay,
+               muted: true, cover: cover, jsonPath: "banners[0]")
+  }
+
+  @Test("fingerprints change with the source and with every setting that affects the outputs, not with manifest-only values")
+  func fingerprints() {
+    let base = ItemFingerprint(spec: Self.spec(), settings: .default, sourceDigest: "aa").hash
+    #expect(base.count == 64)
+    #expect(ItemFingerprint(spec: Self.spec(), settings: .default, sourceDigest: "aa").hash == base)
+    #expect(ItemFingerprint(spec: Self.spec(), settings: .default, sourceDigest: "ab").hash != base)
+    // Banners.json-only values: same outputs, same URLs.
+    #expect(ItemFingerprint(spec: Self.spec(id: "b", link: "https://e.com", autoplay: false), settings: .default, sourceDigest: "aa").hash == base)
+    #expect(ItemFingerprint(spec: Self.spec(cover: .first), settings: .default, sourceDigest: "aa").hash != base)
+    var s = JobSettings.default
+    s.segmentDuration = 4
+    #expect(ItemFingerprint(spec: Self.spec(), settings: s, sourceDigest: "aa").hash != base)
+    s = .default
+    s.renditions = [RenditionRequest(height: 360, bitrateKbps: 700)]
+    #expect(ItemFingerprint(spec: Self.spec(), settings: s, sourceDigest: "aa").hash != base)
+    // Image-only settings leave videos alone, and the other way round.
+    s = .default
+    s.imageWidth = 800
+    #expect(ItemFingerprint(spec: Self.spec(), settings: s, sourceDigest: "aa").hash == base)
+    let image = ItemFingerprint(spec: Self.spec(.image), settings: .default, sourceDigest: "aa").hash
+    #expect(image != base)
+    #expect(ItemFingerprint(spec: Self.spec(.image), settings: s, sourceDigest: "aa").hash != image)
+    s = .default
+    s.maxHeight = 480
+    #expect(ItemFingerprint(spec: Self.spec(.image), settings: s, sourceDigest: "aa").hash == image)
+    s = .default
+    s.webpQuality = 70
+    #expect(ItemFingerprint(spec: Self.spec(.image), settings: s, sourceDigest: "aa").hash != image)
+    #expect(ItemFingerprint(spec: Self.spec(), settings: s, sourceDigest: "aa").hash != base)
+  }
+
+  // MARK: - Builds
+
+  @Test("an unchanged job rebuilds nothing: 4 reused, 0 built, same bundle and URLs")
+  func noOpRebuild() async throws {
+    let fixture = try BatchFixture("noop")
+    defer { fixture.remove() }
+    try fixture.fourItemJob()
+    let first = try await BundleBuilder().build(job: try fixture.readJob(), options: BuildOptions(outputRoot: fixture.out))
+    #expect(first.published && first.builtCount == 4 && first.reusedCount == 0, "\(first.items.compactMap(\.failure))")
+    let before = try TreeSnapshot.of(first.bundle)
+
+    let events = EventLog()
+    let second = try await BundleBuilder().build(
+      job: try fixture.readJob(), options: BuildOptions(outputRoot: fixture.out, onEvent: events.record))
+    #expect(second.published)
+    #expect(second.countsSummary == "4 reused, 0 built")
+    #expect(!events.all.contains { $0.stage == .encode && $0.event == .started }, "something was encoded")
+    #expect(TreeSnapshot.differences(before, try TreeSnapshot.of(second.bundle)).isEmpty)
+
+    let cli = try MarqueeCLI.run(["build", fixture.dir.appendingPathComponent("job.json").path, "--out", fixture.out.path])
+    #expect(cli.status == 0)
+    #expect(cli.stdoutText.contains("4 reused, 0 built"), "\(cli.stdoutText)")
+  }
+
+  @Test("a changed source rebuilds that item only; the others keep their URLs")
+  func changedItemOnly() async throws {
+    let fixture = try BatchFixture("changed")
+    defer { fixture.remove() }
+    try fixture.fourItemJob()
+    let first = try await BundleBuilder().build(job: try fixture.readJob(), options: BuildOptions(outputRoot: fixture.out))
+    #expect(first.published)
+    try fixture.png("c.png", width: 260, height: 180)
+    let second = try await BundleBuilder().build(job: try fixture.readJob(), options: BuildOptions(outputRoot: fixture.out))
+    #expect(second.published)
+    #expect(second.items.map(\.status) == [.reused, .reused, .built, .reused])
+    for (a, b) in zip(first.items, second.items) where b.status == .reused {
+      #expect(a.folder == b.folder)
+      #expect(a.entry == b.entry)
+    }
+    #expect(first.items[2].folder != second.items[2].folder)
+    // The old folder is gone from the new bundle; nothing else is left over.
+    #expect(!FileManager.default.fileExists(atPath: second.bundle.appendingPathComponent(first.items[2].folder ?? "-").path))
+    #expect(FileSystem.list(fixture.out.appendingPathComponent(".marquee/staging")).isEmpty)
+    #expect(FileSystem.list(fixture.out.appendingPathComponent(".marquee/store/tmp")).isEmpty)
+  }
+
+  @Test("a link or autoplay change rewrites banners.json without encoding")
+  func manifestOnlyChange() async throws {
+    let fixture = try BatchFixture("manifest-only")
+    defer { fixture.remove() }
+    try fixture.clip("a.mp4")
+    try fixture.job([["id": "a", "type": "video", "source": "a.mp4"]])
+    let first = try await BundleBuilder().build(job: try fixture.readJob(), options: BuildOptions(outputRoot: fixture.out))
+    #expect(first.builtCount == 1)
+    try fixture.job([["id": "a", "type": "video", "source": "a.mp4", "autoplay": false, "link": "https://example.com/x"]])
+    let second = try await BundleBuilder().build(job: try fixture.readJob(), options: BuildOptions(outputRoot: fixture.out))
+    #expect(second.countsSummary == "1 reused, 0 built")
+    let manifest = try #require(try JSONSerialization.jsonObject(
+      with: Data(contentsOf: second.bundle.appendingPathComponent("banners.json"))) as? [String: Any])
+    let item = try #require((manifest["banners"] as? [[String: Any]])?.first)
+    #expect(item["autoplay"] as? Bool == false && item["link"] as? String == "https://example.com/x")
+  }
+
+  @Test("--jobs 1 and --jobs 2 build byte-identical bundles")
+  func deterministicAcrossJobs() throws {
+    let fixture = try BatchFixture("determinism")
+    defer { fixture.remove() }
+    let job = try fixture.fourItemJob().path
+    let one = fixture.dir.appendingPathComponent("out1"), two = fixture.dir.appendingPathComponent("out2")
+    let r1 = try MarqueeCLI.run(["build", job, "--out", one.path, "--jobs", "1"])
+    let r2 = try MarqueeCLI.run(["build", job, "--out", two.path, "--jobs", "2"])
+    #expect(r1.status == 0 && r2.status == 0, "\(r1.stderr) \(r2.stderr)")
+    let a = try TreeSnapshot.of(one.appendingPathComponent("home"))
+    let b = try TreeSnapshot.of(two.appendingPathComponent("home"))
+    #expect(a.count > 20)
+    #expect(TreeSnapshot.differences(a, b).isEmpty, "differ: \(TreeSnapshot.differences(a, b))")
+  }
+
+  @Test("--rebuild encodes everything again, to the same bytes and URLs")
+  func forcedRebuild() throws {
+    let fixture = try BatchFixture("rebuild")
+    defer { fixture.remove() }
+    try fixture.clip("a.mp4")
+    try fixture.png("b.png")
+    let job = try fixture.job([
+      ["id": "a", "type": "video", "source": "a.mp4"],
+      ["id": "b", "type": "image", "source": "b.png"],
+    ]).path
+    let first = try MarqueeCLI.run(["build", job, "--out", fixture.out.path])
+    #expect(first.status == 0)
+    let before = try TreeSnapshot.of(fixture.out.appendingPathComponent("home"))
+    let again = try MarqueeCLI.run(["build", job, "--out", fixture.out.path, "--rebuild"])
+    #expect(again.status == 0, "\(again.stderr)")
+    #expect(again.stdoutText.contains("0 reused, 2 built"), "\(again.stdoutText)")
+    #expect(TreeSnapshot.differences(before, try TreeSnapshot.of(fixture.out.appendingPathComponent("home"))).isEmpty)
+    #expect(try MarqueeCLI.run(["verify", fixture.out.appendingPathComponent("home").path]).status == 0)
+  }
+
+  @Test("a store object edited through the bundle is detected and built again")
+  func damagedObjectIsRebuilt() async throws {
+    let fixture = try BatchFixture("damaged")
+    defer { fixture.remove() }
+    try fixture.png("c.png")
+    try fixture.job([["id": "c", "type": "image", "source": "c.png"]])
+    let first = try await BundleBuilder().build(job: try fixture.readJob(), options: BuildOptions(outputRoot: fixture.out))
+    let folder = try #require(first.items[0].folder)
+    let webp = try #require(FileSystem.list(first.bundle.appendingPathComponent(folder)).first { $0.hasSuffix(".webp") })
+    // An in-place edit of a hard-linked bundle file edits the store's copy.
+    let handle = try FileHandle(forWritingTo: first.bundle.appendingPathComponent("\(folder)/\(webp)"))
+    try handle.seekToEnd()
+    try handle.write(contentsOf: Data([0]))
+    try handle.close()
+    let second = try await BundleBuilder().build(job: try fixture.readJob(), options: BuildOptions(outputRoot: fixture.out))
+    #expect(second.items[0].status == .built)
+    #expect(BundleVerifier().verify(bundle: second.bundle).isValid)
+  }
+}
+
+/// Collects events from any thread.
+final class EventLog: @unchecked Sendable {
+  private let lock = NSLock()
+  private var events: [BuildEvent] = []
+
+  var record: BuildEventHandler { { [self] e in lock.lock(); events.append(e); lock.unlock() } }
+  var all: [BuildEvent] {
+    lock.lock()
+    defer { lock.unlock() }
+    return events
+  }
+}

@@ -1,0 +1,137 @@
+import Foundation
+import MarqueeTestSupport
+import Testing
+
+@testable import MarqueeKit
+
+/// What runs print: JSON lines for log shippers, plain lines for cron
+/// mail, a live display on a terminal; `--quiet`; `NO_COLOR`.
+@Suite("Logs: JSON lines, plain lines, terminal")
+struct LogsTests {
+  static func jsonLines(_ text: String) -> [(line: String, object: [String: Any]?)] {
+    text.split(separator: "\n", omittingEmptySubsequences: false).filter { !$0.isEmpty }.map { line in
+      (String(line), (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any])
+    }
+  }
+
+  @Test("--log-format json: every stdout line is one JSON object with time, item, stage, event, duration, error")
+  func jsonLogLinesParse() throws {
+    let fixture = try BatchFixture("logs-json")
+    defer { fixture.remove() }
+    try fixture.clip("a.mp4")
+    try fixture.png("b.png")
+    try Data("junk".utf8).write(to: fixture.dir.appendingPathComponent("junk.mp4"))
+    let job = try fixture.job([
+      ["id": "a", "type": "video", "source": "a.mp4"],
+      ["id": "b", "type": "image", "source": "b.png"],
+      ["id": "junk", "type": "video", "source": "junk.mp4"],
+    ]).path
+    for arguments in [["build", job, "--out", fixture.out.path, "--log-format", "json", "--verbose"],
+                      ["build", job, "--out", fixture.out.path, "--log-format", "json", "--allow-partial"],
+                      ["verify", fixture.out.appendingPathComponent("home").path, "--log-format", "json"],
+                      ["validate", job, "--log-format", "json"]] {
+      let result = try MarqueeCLI.run(arguments)
+      let lines = Self.jsonLines(result.stdoutText)
+      #expect(!lines.isEmpty)
+      for (line, object) in lines {
+        let o = try #require(object, "not JSON: \(line)")
+        for key in ["time", "level", "item", "stage", "event", "duration", "error"] {
+          #expect(o.keys.contains(key), "\(key) missing: \(line)")
+        }
+        let time = try #require(o["time"] as? String)
+        #expect(time.hasSuffix("Z") && time.count == 24, "time \(time)")
+      }
+      #expect(!result.stderr.contains("{"), "JSON went to stderr: \(result.stderr)")
+    }
+    let build = try MarqueeCLI.run(["build", job, "--out", fixture.out.path, "--log-format", "json"])
+    let objects = Self.jsonLines(build.stdoutText).compactMap(\.object)
+    let failure = try #require(objects.first { $0["item"] as? String == "junk" && $0["event"] as? String == "failed" })
+    #expect((failure["error"] as? String)?.isEmpty == false)
+    let summary = try #require(objects.last)
+    #expect(summary["event"] as? String == "summary")
+    #expect(summary["reused"] as? String == "2" && summary["failed"] as? String == "1")
+  }
+
+  @Test("not on a terminal: plain timestamped lines, no escape codes, errors on stderr, the summary table")
+  func plainLines() throws {
+    let fixture = try BatchFixture("logs-plain")
+    defer { fixture.remove() }
+    try fixture.png("b.png")
+    let job = try fixture.job([
+      ["id": "b", "type": "image", "source": "b.png"],
+      ["id": "gone", "type": "image", "source": "gone.png"],
+    ]).path
+    let result = try MarqueeCLI.run(["build", job, "--out", fixture.out.path, "--allow-partial"])
+    #expect(result.status == 1)
+    #expect(!result.stdoutText.contains("\u{1B}") && !result.stderr.contains("\u{1B}"))
+    let first = try #require(result.stdoutText.split(separator: "\n").first)
+    #expect(first.range(of: #"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ "#, options: .regularExpression) != nil, "\(first)")
+    #expect(result.stderr.contains("error: gone: hash failed: file not found"), "\(result.stderr)")
+    for header in ["ITEM", "KIND", "STATUS", "FILES", "SIZE", "TIME"] { #expect(result.stdoutText.contains(header)) }
+    #expect(result.stdoutText.contains("Published"))
+  }
+
+  @Test("--quiet prints nothing for a good run, only errors for a bad one")
+  func quiet() throws {
+    let fixture = try BatchFixture("logs-quiet")
+    defer { fixture.remove() }
+    try fixture.png("b.png")
+    let job = try fixture.job([["id": "b", "type": "image", "source": "b.png"]]).path
+    let good = try MarqueeCLI.run(["build", job, "--out", fixture.out.path, "--quiet"])
+    #expect(good.status == 0)
+    #expect(good.stdout.isEmpty && good.stderr.isEmpty, "\(good.stdoutText) \(good.stderr)")
+    let bad = try fixture.job([["id": "gone", "type": "image", "source": "gone.png"]], file: "bad.json").path
+    let failed = try MarqueeCLI.run(["build", bad, "--out", fixture.out.path, "--quiet"])
+    #expect(failed.status == 1)
+    #expect(failed.stdout.isEmpty)
+    #expect(failed.stderr.contains("gone"))
+  }
+
+  /// Runs `marquee` on a pseudo-terminal (util-linux `script`), the way a
+  /// person at a terminal sees it.
+  static func onTerminal(_ arguments: [String], environment: [String: String]) throws -> String {
+    let command = ([MarqueeCLI.executable.path] + arguments).map { "'\($0)'" }.joined(separator: " ")
+    var env = MarqueeCLI.environment(environment)
+    env["TERM"] = "xterm"
+    let result = try Run.process("script", ["-qec", command, "/dev/null"], environment: env)
+    return result.stdoutText
+  }
+
+  @Test("on a terminal: a line per item and the summary table, coloured unless NO_COLOR is set")
+  func terminal() throws {
+    let fixture = try BatchFixture("logs-tty")
+    defer { fixture.remove() }
+    try fixture.clip("a.mp4")
+    try fixture.png("b.png")
+    let job = try fixture.job([
+      ["id": "a", "type": "video", "source": "a.mp4"],
+      ["id": "b", "type": "image", "source": "b.png"],
+    ]).path
+    let colored = try Self.onTerminal(["build", job, "--out", fixture.out.path], environment: [:])
+    #expect(colored.contains("✓"), "\(colored)")
+    #expect(colored.contains("\u{1B}[32m"), "no colour on a terminal")
+    #expect(colored.contains("STATUS") && colored.contains("built"))
+    let plain = try Self.onTerminal(["build", job, "--out", fixture.out.path], environment: ["NO_COLOR": "1"])
+    #expect(plain.contains("reused"), "\(plain)")
+    #expect(plain.range(of: "\u{1B}\\[[0-9;]*m", options: .regularExpression) == nil, "colour despite NO_COLOR: \(plain)")
+  }
+
+  @Test("JSON escaping and numbers")
+  func logLineFormatting() throws {
+    var event = BuildEvent(level: .error, item: "a\"b", stage: .encode, event: .failed, duration: 1.23456,
+                           error: "line1\nline2\t\u{01}", message: "ünïcode", fields: ["file": "x/y"],
+                           time: Date(timeIntervalSince1970: 1_700_000_000.5))
+    event.progress = 0.5
+    let line = LogLine.json(event)
+    let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+    #expect(object["item"] as? String == "a\"b")
+    #expect(object["error"] as? String == "line1\nline2\t\u{01}")
+    #expect(object["message"] as? String == "ünïcode")
+    #expect(object["duration"] as? Double == 1.235)
+    #expect(object["time"] as? String == "2023-11-14T22:13:20.500Z")
+    #expect(object["file"] as? String == "x/y")
+    #expect(line.hasPrefix("{\"time\":"))
+    #expect(!line.contains("\n"))
+    #expect(LogLine.json(BuildEvent(stage: .run, event: .summary)).contains("\"item\":null,\"stage\":\"run\",\"event\":\"summary\",\"duration\":null,\"error\":null"))
+  }
+}

@@ -1,0 +1,192 @@
+import Foundation
+import MarqueeTestSupport
+import Testing
+
+@testable import MarqueeKit
+
+/// `marquee verify` and `BundleVerifier`: a built bundle verifies, and each
+/// way of breaking one is reported with the item id and the file.
+@Suite("Verify: bundles re-checked from their files")
+struct VerifyTests {
+  /// Builds a one-video, one-image bundle and returns a private copy of it
+  /// (a copy, because the bundle's files are hard links into the store).
+  static func builtBundle(_ fixture: BatchFixture, settings: [String: Any]? = nil) async throws -> URL {
+    try fixture.clip("v.mp4", seconds: 2)
+    try fixture.png("i.png")
+    try fixture.job([
+      ["id": "spot", "type": "video", "source": "v.mp4"],
+      ["id": "still", "type": "image", "source": "i.png"],
+    ], settings: settings)
+    let report = try await BundleBuilder().build(job: try fixture.readJob(), options: BuildOptions(outputRoot: fixture.out, jobs: 2))
+    #expect(report.published, "\(report.items.compactMap(\.failure))")
+    let copy = fixture.dir.appendingPathComponent("copy")
+    try FileManager.default.copyItem(at: report.bundle, to: copy)
+    return copy
+  }
+
+  static func manifest(_ bundle: URL) throws -> [String: Any] {
+    try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: bundle.appendingPathComponent("banners.json"))) as? [String: Any])
+  }
+
+  static func writeManifest(_ object: [String: Any], _ bundle: URL) throws {
+    try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted])
+      .write(to: bundle.appendingPathComponent("banners.json"))
+  }
+
+  /// The bundle path of an item key's URL (base URL stripped).
+  static func path(_ bundle: URL, item: Int, key: String) throws -> String {
+    let items = try #require(try manifest(bundle)["banners"] as? [[String: Any]])
+    let url = try #require(items[item][key] as? String)
+    return String(url.dropFirst("https://cdn.example.com/home/".count))
+  }
+
+  @Test("a freshly built bundle verifies, with the CLI too")
+  func cleanBundle() async throws {
+    let fixture = try BatchFixture("verify-clean")
+    defer { fixture.remove() }
+    let bundle = try await Self.builtBundle(fixture)
+    let report = BundleVerifier().verify(bundle: bundle)
+    #expect(report.violations.isEmpty, "\(report.violations)")
+    #expect(report.itemCount == 2)
+    #expect(report.fileCount >= 10)
+    let cli = try MarqueeCLI.run(["verify", bundle.path])
+    #expect(cli.status == 0, "\(cli.stderr)")
+  }
+
+  @Test("a corrupted segment is reported with the item and the segment")
+  func corruptedSegment() async throws {
+    let fixture = try BatchFixture("verify-segment")
+    defer { fixture.remove() }
+    let bundle = try await Self.builtBundle(fixture)
+    let master = try Self.path(bundle, item: 0, key: "url")
+    let folder = (master as NSString).deletingLastPathComponent
+    let rendition = try #require(FileSystem.list(bundle.appendingPathComponent(folder)).first { $0.hasSuffix("p") && !$0.contains(".") })
+    let segment = "\(folder)/\(rendition)/segment_00000.m4s"
+    // Overwrite the media data after the moof with noise, keeping the size.
+    let url = bundle.appendingPathComponent(segment)
+    var bytes = [UInt8](try Data(contentsOf: url))
+    for i in stride(from: 600, to: bytes.count, by: 1) { bytes[i] = UInt8(truncatingIfNeeded: i &* 2_654_435_761 >> 13) }
+    try Data(bytes).write(to: url)
+
+    let report = BundleVerifier().verify(bundle: bundle)
+    #expect(report.violations.contains { $0.item == "spot" && $0.file == segment }, "\(report.violations)")
+    let cli = try MarqueeCLI.run(["verify", bundle.path])
+    #expect(cli.status == 1)
+    #expect(cli.stderr.contains("error: spot: \(segment): "), "\(cli.stderr)")
+  }
+
+  @Test("a missing cover is reported")
+  func missingCover() async throws {
+    let fixture = try BatchFixture("verify-cover")
+    defer { fixture.remove() }
+    let bundle = try await Self.builtBundle(fixture)
+    let cover = try Self.path(bundle, item: 0, key: "cover_url")
+    try FileManager.default.removeItem(at: bundle.appendingPathComponent(cover))
+    let report = BundleVerifier().verify(bundle: bundle)
+    #expect(report.violations.contains { $0.item == "spot" && $0.file == cover && $0.problem.contains("cover is missing") },
+            "\(report.violations)")
+  }
+
+  @Test("a black cover is reported, so is one of the wrong size")
+  func blackOrMisfitCover() async throws {
+    let fixture = try BatchFixture("verify-black")
+    defer { fixture.remove() }
+    let bundle = try await Self.builtBundle(fixture)
+    let cover = try Self.path(bundle, item: 0, key: "cover_url")
+    try WebPEncoder.encode(RGBAImage(width: 320, height: 240, fill: (2, 2, 2, 255)), quality: 80)
+      .write(to: bundle.appendingPathComponent(cover))
+    let jpeg = try Self.path(bundle, item: 0, key: "cover_jpeg_url")
+    try JPEGEncoder.encode(RGBAImage(width: 300, height: 240, fill: (200, 40, 40, 255)), quality: 80)
+      .write(to: bundle.appendingPathComponent(jpeg))
+    let report = BundleVerifier().verify(bundle: bundle)
+    #expect(report.violations.contains { $0.file == cover && $0.problem.contains("looks black") }, "\(report.violations)")
+    #expect(report.violations.contains { $0.file == jpeg && $0.problem.contains("300x240 but the video is 320x240") },
+            "\(report.violations)")
+  }
+
+  @Test("a duration that is not what url plays is reported")
+  func wrongDuration() async throws {
+    let fixture = try BatchFixture("verify-duration")
+    defer { fixture.remove() }
+    let bundle = try await Self.builtBundle(fixture)
+    var manifest = try Self.manifest(bundle)
+    var items = try #require(manifest["banners"] as? [[String: Any]])
+    items[0]["duration"] = 7.5
+    manifest["banners"] = items
+    try Self.writeManifest(manifest, bundle)
+    let report = BundleVerifier().verify(bundle: bundle)
+    let master = try Self.path(bundle, item: 0, key: "url")
+    #expect(report.violations.contains { $0.item == "spot" && $0.file == master && $0.problem.contains("duration in banners.json is 7.500 s") },
+            "\(report.violations)")
+  }
+
+  @Test("an autoplay item that is not muted is reported")
+  func autoplayNotMuted() async throws {
+    let fixture = try BatchFixture("verify-muted")
+    defer { fixture.remove() }
+    let bundle = try await Self.builtBundle(fixture)
+    var manifest = try Self.manifest(bundle)
+    var items = try #require(manifest["banners"] as? [[String: Any]])
+    items[0]["muted"] = false
+    manifest["banners"] = items
+    try Self.writeManifest(manifest, bundle)
+    let report = BundleVerifier().verify(bundle: bundle)
+    #expect(report.violations.contains { $0.item == "spot" && $0.file == "banners.json" && $0.problem.contains("autoplay: true requires muted: true") },
+            "\(report.violations)")
+    let cli = try MarqueeCLI.run(["verify", bundle.path, "--log-format", "json"])
+    #expect(cli.status == 1)
+    let events = cli.stdoutText.split(separator: "\n").compactMap {
+      (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
+    }
+    #expect(events.contains { $0["event"] as? String == "violation" && $0["item"] as? String == "spot" && $0["file"] as? String == "banners.json" })
+  }
+
+  @Test("playlists without an end tag, a missing image and moov after mdat are reported")
+  func structuralProblems() async throws {
+    let fixture = try BatchFixture("verify-structure")
+    defer { fixture.remove() }
+    let bundle = try await Self.builtBundle(fixture)
+    let master = try Self.path(bundle, item: 0, key: "url")
+    let folder = (master as NSString).deletingLastPathComponent
+    let rendition = try #require(FileSystem.list(bundle.appendingPathComponent(folder)).first { $0.hasSuffix("p") && !$0.contains(".") })
+    let playlist = bundle.appendingPathComponent("\(folder)/\(rendition)/index.m3u8")
+    let text = try String(contentsOf: playlist, encoding: .utf8).replacingOccurrences(of: "#EXT-X-ENDLIST\n", with: "")
+    try Data(text.utf8).write(to: playlist)
+    let image = try Self.path(bundle, item: 1, key: "jpeg_url")
+    try FileManager.default.removeItem(at: bundle.appendingPathComponent(image))
+    // Move the moov box after mdat.
+    let mp4Path = try Self.path(bundle, item: 0, key: "mp4_url")
+    let mp4 = bundle.appendingPathComponent(mp4Path)
+    let boxes = try MP4Boxes.topLevel(mp4)
+    let moovIndex = try #require(boxes.firstIndex(of: "moov")), mdatIndex = try #require(boxes.firstIndex(of: "mdat"))
+    #expect(moovIndex < mdatIndex)
+    var data = try Data(contentsOf: mp4)
+    var offset = 0
+    var moov = Data(), rest = Data()
+    while offset + 8 <= data.count {
+      let size = data[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
+      let type = String(decoding: data[offset + 4..<offset + 8], as: UTF8.self)
+      if type == "moov" { moov = data[offset..<offset + size] } else { rest.append(data[offset..<offset + size]) }
+      offset += size
+    }
+    data = rest + moov
+    try data.write(to: mp4)
+
+    let report = BundleVerifier().verify(bundle: bundle)
+    let files = Set(report.violations.map(\.file))
+    #expect(report.violations.contains { $0.problem.contains("no #EXT-X-ENDLIST") }, "\(report.violations)")
+    #expect(files.contains(image))
+    #expect(report.violations.contains { $0.file == mp4Path && $0.problem.contains("moov comes after mdat") }, "\(report.violations)")
+  }
+
+  @Test("a missing bundle folder is a usage error; a folder without banners.json fails")
+  func missingBundle() throws {
+    let fixture = try BatchFixture("verify-missing")
+    defer { fixture.remove() }
+    let none = try MarqueeCLI.run(["verify", fixture.dir.appendingPathComponent("nope").path])
+    #expect(none.status == 2)
+    let empty = try MarqueeCLI.run(["verify", fixture.dir.path])
+    #expect(empty.status == 1)
+    #expect(empty.stderr.contains("(bundle): banners.json: missing or unreadable"))
+  }
+}
