@@ -58,6 +58,35 @@ public struct InputLimits: Sendable {
   }
 }
 
+extension InputLimits {
+  /// Checks an untrusted source before anything reads it: it exists, is a
+  /// regular file (a symbolic link is followed to what it names: a content
+  /// team's media folder may be a link), is not empty and is within
+  /// `maxFileSize`. Shared by video and image inputs.
+  ///
+  /// - Returns: the file size in bytes.
+  /// - Throws: `MediaIOError` with function `stat`, or `limit` naming the
+  ///   limit and the value.
+  @discardableResult
+  public func checkSourceFile(atPath path: String) throws(MediaIOError) -> Int64 {
+    let name = (path as NSString).lastPathComponent
+    let resolved = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+    let attributes: [FileAttributeKey: Any]
+    do { attributes = try FileManager.default.attributesOfItem(atPath: resolved) } catch {
+      throw .failure("stat", name, "file not found or unreadable")
+    }
+    if let type = attributes[.type] as? FileAttributeType, type != .typeRegular {
+      throw .failure("stat", name, "not a regular file")
+    }
+    let size = (attributes[.size] as? NSNumber)?.int64Value ?? 0
+    if size == 0 { throw .failure("stat", name, "file is empty") }
+    if size > maxFileSize {
+      throw .failure("limit", name, "file is \(size) bytes, over the max_file_size limit of \(maxFileSize) bytes")
+    }
+    return size
+  }
+}
+
 /// An opened media file: an `AVFormatContext` restricted to local files and
 /// to an allow-list of container formats. Closed with `avformat_close_input`.
 public final class InputContainer {
@@ -95,21 +124,7 @@ public final class InputContainer {
   public init(path: String, allowedFormats: [String], limits: InputLimits = InputLimits()) throws(MediaIOError) {
     self.path = path
     let name = (path as NSString).lastPathComponent
-    let attributes: [FileAttributeKey: Any]
-    // A symbolic link is followed to what it names (a content team's media
-    // folder may be a link); what it names must still be a regular file.
-    let resolved = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
-    do { attributes = try FileManager.default.attributesOfItem(atPath: resolved) } catch {
-      throw .failure("stat", name, "file not found or unreadable")
-    }
-    if let type = attributes[.type] as? FileAttributeType, type != .typeRegular {
-      throw .failure("stat", name, "not a regular file")
-    }
-    let size = (attributes[.size] as? NSNumber)?.int64Value ?? 0
-    if size == 0 { throw .failure("stat", name, "file is empty") }
-    if size > limits.maxFileSize {
-      throw .failure("limit", name, "file is \(size) bytes, over the max_file_size limit of \(limits.maxFileSize) bytes")
-    }
+    try limits.checkSourceFile(atPath: path)
 
     var options: OpaquePointer? = nil
     av_dict_set(&options, "protocol_whitelist", "file", 0)

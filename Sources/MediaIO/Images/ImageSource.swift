@@ -48,18 +48,7 @@ public struct ImageSource: Sendable {
   public static func open(path: String, limits: InputLimits,
                           maxAnimationPixels: Int = defaultMaxAnimationPixels) throws(MediaIOError) -> ImageSource {
     let name = (path as NSString).lastPathComponent
-    let attributes: [FileAttributeKey: Any]
-    do { attributes = try FileManager.default.attributesOfItem(atPath: path) } catch {
-      throw .failure("stat", name, "file not found or unreadable")
-    }
-    if let type = attributes[.type] as? FileAttributeType, type != .typeRegular {
-      throw .failure("stat", name, "not a regular file")
-    }
-    let size = (attributes[.size] as? NSNumber)?.int64Value ?? 0
-    if size == 0 { throw .failure("stat", name, "file is empty") }
-    if size > limits.maxFileSize {
-      throw .failure("limit", name, "file is \(size) bytes, over the max_file_size limit of \(limits.maxFileSize) bytes")
-    }
+    try limits.checkSourceFile(atPath: path)
     let data: Data
     do { data = try Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped) } catch {
       throw .failure("read", name, "file cannot be read")
