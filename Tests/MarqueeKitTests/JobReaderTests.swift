@@ -78,6 +78,9 @@ struct JobErrorCase: Sendable, CustomTestStringConvertible {
     .init("repeated key in a banner", videoJob(#""source": "media/other.mov""#), path: "banners[0].source", reason: "appears twice"),
     .init("repeated key via escape", #"{"name": "home", "n\u0061me": "x", "banners": [\#(video)]}"#, path: "name", reason: "appears twice"),
     .init("repeated root key", #"{"name": "a", "banners": [\#(video)], "name": "b"}"#, path: "name", reason: "appears twice"),
+    .init("trailing comma in banners", "{\"name\": \"home\",\n  \"banners\": [\(video), ]}", path: "banners", reason: "trailing comma at line 2, column 78"),
+    .init("trailing comma in a banner", job([#"{"id": "a", "type": "video", "source": "a.mov",}"#]), path: "banners[0]", reason: "trailing comma"),
+    .init("trailing comma at the root", #"{"name": "home", "banners": [\#(video)],}"#, path: "", reason: "JSON allows none before } or ]"),
   ]
   static let unknownKeys: [JobErrorCase] = [
     .init("unknown key at root", job(extra: #""output": "x""#), path: "output", reason: #"unknown key "output""#),
@@ -88,6 +91,8 @@ struct JobErrorCase: Sendable, CustomTestStringConvertible {
     .init("unknown key in second banner", job([video, #"{"id": "b", "type": "image", "source": "b.png", "href": "https://x.com"}"#]), path: "banners[1].href", reason: "unknown key"),
     .init("unknown key in cover", videoJob(#""cover": {"at": 1, "frame": 2}"#), path: "banners[0].cover.frame", reason: "unknown key"),
     .init("odd key is quoted in the path", job(extra: #""base url": "x""#), path: #"["base url"]"#, reason: "unknown key"),
+    .init("$schema is a number", job(extra: #""$schema": 7"#), path: #"["$schema"]"#, reason: "expected a string, found a number (7)"),
+    .init("$schema only at the root", videoJob(#""$schema": "job.schema.json""#), path: #"banners[0]["$schema"]"#, reason: "unknown key"),
   ]
   static let wrongTypes: [JobErrorCase] = [
     .init("name is a number", #"{"name": 5, "banners": [\#(video)]}"#, path: "name", reason: "expected a string, found a number (5)"),
@@ -283,6 +288,12 @@ struct JobErrorCase: Sendable, CustomTestStringConvertible {
   @Test func baseURLGetsATrailingSlash() throws {
     #expect(try parse(job(extra: #""base_url": "https://cdn.example.com/home""#)).baseURL == "https://cdn.example.com/home/")
     #expect(try parse(job(extra: #""base_url": "http://cdn.example.com/home/""#)).baseURL == "http://cdn.example.com/home/")
+  }
+
+  @Test func schemaKeyForEditorsIsAccepted() throws {
+    let parsed = try parse(job(extra: #""$schema": "../Pipelines/job.schema.json""#))
+    #expect(parsed.name == "home")
+    #expect(parsed.banners.count == 2)
   }
 
   @Test(arguments: ["https://example.com/spring", "http://example.com", "HTTPS://Example.com/a?b=c#d"])

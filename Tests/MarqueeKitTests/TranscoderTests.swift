@@ -76,6 +76,47 @@ struct TranscoderTests {
     #expect(Oracle.meanAbsoluteDifference(ours, stored) > 15)
   }
 
+  // MARK: - CPU budget and progress
+
+  @Test("one CPU permit for all threads: same bytes as without a limit, and progress climbs to the duration")
+  func singlePermitBuildsTheSameBytes() throws {
+    let dir = try Self.tempDir()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let src = dir.appendingPathComponent("clip.mp4")
+    try SyntheticMedia.writeClip(.init(video: "testsrc2=size=1280x720:rate=30", frameRate: Rational(30, 1), duration: 2),
+                                 to: src.path)
+    let settings = JobSettings(maxHeight: 720)
+    let free = dir.appendingPathComponent("free")
+    _ = try Self.build(src, in: free, settings: settings)
+
+    // The calling thread holds the only permit, as an item's thread does;
+    // the three rendition workers must get it from the transcoder's waits.
+    let budget = CPUBudget(permits: 1)
+    let reports = ProgressLog()
+    let limited = dir.appendingPathComponent("limited")
+    budget.acquire()
+    let spec = BannerSpec(id: "item", kind: .video, source: src, sourceText: "clip.mp4", link: nil,
+                          autoplay: true, muted: true, cover: .auto, jsonPath: "banners[0]")
+    let built = try VideoBannerBuilder(settings: settings, darkVariants: DarkVariantGenerator())
+      .build(spec, bundleRoot: limited, folder: "videos/item", budget: budget, progress: { reports.append($0) })
+    budget.release()
+    #expect(built.result.renditions.count >= 2)
+
+    let a = try FileSystem.files(under: free.appendingPathComponent("videos/item"))
+    let b = try FileSystem.files(under: limited.appendingPathComponent("videos/item"))
+    #expect(a.map(\.path) == b.map(\.path))
+    for file in a {
+      let x = try Data(contentsOf: free.appendingPathComponent("videos/item").appendingPathComponent(file.path))
+      let y = try Data(contentsOf: limited.appendingPathComponent("videos/item").appendingPathComponent(file.path))
+      #expect(x == y, "\(file.path) differs with one permit")
+    }
+
+    let seconds = reports.values
+    #expect(seconds.count == 60, "one report per picture, got \(seconds.count)")
+    #expect(zip(seconds, seconds.dropFirst()).allSatisfy { $0 <= $1 }, "progress went backwards")
+    #expect(abs((seconds.last ?? 0) - 2.0) < 1.0 / 30 + 1e-9, "last report \(seconds.last ?? 0) s of a 2 s clip")
+  }
+
   // MARK: - Pixels and sizes
 
   @Test("non-square pixels become square at the display aspect ratio, sizes even", .enabled(if: corpusOK),
@@ -424,5 +465,21 @@ struct TranscoderTests {
       #expect(!builds, "\(file) failed: \(e.reason)")
       #expect(!e.reason.isEmpty)
     }
+  }
+}
+
+/// Progress reports collected from the transcoding thread.
+final class ProgressLog: @unchecked Sendable {
+  private let lock = NSLock()
+  private var seconds: [Double] = []
+  func append(_ value: Double) {
+    lock.lock()
+    seconds.append(value)
+    lock.unlock()
+  }
+  var values: [Double] {
+    lock.lock()
+    defer { lock.unlock() }
+    return seconds
   }
 }

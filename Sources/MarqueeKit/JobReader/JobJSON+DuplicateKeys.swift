@@ -1,11 +1,15 @@
 import Foundation
 
-/// Finds a key that appears twice in one JSON object.
+/// Finds what `JSONSerialization` lets through but JSON (RFC 8259) does not
+/// mean: a key that appears twice in one object, and a trailing comma.
 ///
-/// `JSONSerialization` silently keeps one of the two values, so a
-/// copy-pasted `"source"` would pass unnoticed. This scanner walks the raw
-/// bytes of a document that `JSONSerialization` already accepted and reports
-/// the JSON path of the first repeated key in document order. It does not
+/// `JSONSerialization` silently keeps one of two values, so a copy-pasted
+/// `"source"` would pass unnoticed; and swift-corelibs-foundation accepts
+/// `[1, 2,]` and `{"a": 1,}`, which jq, Python and every JSON Schema
+/// validator reject, so a job file that builds here would break the
+/// scripts and editors around it. This scanner walks the raw bytes of a
+/// document that `JSONSerialization` already accepted and reports the first
+/// such problem in document order. It does not
 /// validate: on anything it does not understand it stops and reports
 /// nothing, and it never reads out of bounds. Nesting deeper than
 /// `maxDepth` is not scanned.
@@ -19,6 +23,8 @@ struct JobJSONDuplicateKeyScanner {
   private let bytes: [UInt8]
   private var position = 0
   private var found: Duplicate?
+  /// Byte offset of a trailing comma and the path of its object or array.
+  private var trailingComma: (path: String, offset: Int)?
   private let maxDepth = 64
 
   private struct Stop: Error {}
@@ -27,17 +33,50 @@ struct JobJSONDuplicateKeyScanner {
     bytes = Array(data)
   }
 
+  /// What the scanner can find.
+  enum Problem: Equatable {
+    /// A repeated key.
+    case duplicate(Duplicate)
+    /// A comma before `}` or `]`: the path of the object or array, and the
+    /// comma's 1-based line and column (in bytes).
+    case trailingComma(path: String, line: Int, column: Int)
+  }
+
   /// The first repeated key, or `nil`.
   static func firstDuplicate(in data: Data) -> Duplicate? {
+    if case .duplicate(let d) = firstProblem(in: data) { return d }
+    return nil
+  }
+
+  /// The first repeated key or trailing comma in document order, or `nil`.
+  static func firstProblem(in data: Data) -> Problem? {
     var scanner = JobJSONDuplicateKeyScanner(data)
     // A UTF-8 byte order mark is accepted by JSONSerialization.
     if scanner.bytes.starts(with: [0xEF, 0xBB, 0xBF]) { scanner.position = 3 }
     do {
       try scanner.value(path: "", depth: 0)
     } catch {
-      // Stop: either a duplicate was found or the input was not understood.
+      // Stop: a problem was found or the input was not understood.
     }
-    return scanner.found
+    if let d = scanner.found { return .duplicate(d) }
+    if let comma = scanner.trailingComma {
+      let before = scanner.bytes[..<comma.offset]
+      let line = before.filter { $0 == UInt8(ascii: "\n") }.count + 1
+      let lineStart = before.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? 0
+      return .trailingComma(path: comma.path, line: line, column: comma.offset - lineStart + 1)
+    }
+    return nil
+  }
+
+  /// Consumes a `,` and stops the scan if `}` or `]` follows it.
+  private mutating func comma(in path: String) throws {
+    let offset = position
+    position += 1
+    skipWhitespace()
+    if let next = peek(), next == UInt8(ascii: "}") || next == UInt8(ascii: "]") {
+      trailingComma = (path, offset)
+      throw Stop()
+    }
   }
 
   // MARK: - Grammar
@@ -65,7 +104,7 @@ struct JobJSONDuplicateKeyScanner {
         return
       }
       if byte == UInt8(ascii: ",") {
-        position += 1
+        try comma(in: path)
         continue
       }
       guard byte == UInt8(ascii: "\"") else { throw Stop() }
@@ -93,7 +132,7 @@ struct JobJSONDuplicateKeyScanner {
         return
       }
       if byte == UInt8(ascii: ",") {
-        position += 1
+        try comma(in: path)
         continue
       }
       try value(path: JobJSON.path(path, index: index), depth: depth + 1)

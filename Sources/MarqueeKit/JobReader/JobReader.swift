@@ -94,10 +94,17 @@ public struct JobReader: Sendable {
     } catch {
       throw JobError(file: file, path: "", reason: JobJSON.describeSyntaxError(error, in: data))
     }
-    if let duplicate = JobJSONDuplicateKeyScanner.firstDuplicate(in: data) {
+    switch JobJSONDuplicateKeyScanner.firstProblem(in: data) {
+    case .duplicate(let duplicate):
       throw JobError(
         file: file, path: duplicate.path,
         reason: "key \(JobJSON.quoted(duplicate.key)) appears twice in the same object (only one value would be used)")
+    case .trailingComma(let path, let line, let column):
+      throw JobError(
+        file: file, path: path,
+        reason: "invalid JSON: trailing comma at line \(line), column \(column) (JSON allows none before } or ]; jq and editors would reject the file)")
+    case nil:
+      break
     }
     let validator = JobDocumentValidator(file: file, jobFileURL: jobFileURL)
     return try validator.job(from: root)
@@ -130,7 +137,9 @@ struct JobDocumentValidator {
   /// The job file; sources resolve against its folder.
   let jobFileURL: URL
 
-  static let rootKeys = ["name", "base_url", "settings", "banners"]
+  /// `$schema` is for editors (a path or URL of `Pipelines/job.schema.json`)
+  /// and is otherwise ignored.
+  static let rootKeys = ["$schema", "name", "base_url", "settings", "banners"]
   static let maxNameLength = 64
   /// The client keeps at most about this many items.
   static let recommendedMaxBanners = 10
@@ -147,6 +156,9 @@ struct JobDocumentValidator {
       return nil
     }
 
+    if let schema = object["$schema"] {
+      _ = try string(schema, at: JobJSON.path("", key: "$schema"))
+    }
     let name = try self.name(object["name"])
     let baseURL = try self.baseURL(object["base_url"])
     var settings = JobSettings.default

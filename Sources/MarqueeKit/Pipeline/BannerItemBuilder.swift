@@ -16,6 +16,10 @@ struct BannerItemBuilder: Sendable {
   let settings: JobSettings
   /// Where the stages write (a temporary folder of the store).
   let staging: URL
+  /// The build's CPU permits; `make` is called holding one.
+  var budget: CPUBudget = .unlimited
+  /// Seconds of a video source encoded so far, for live progress.
+  var progress: (@Sendable (Double) -> Void)? = nil
 
   var limits: InputLimits {
     InputLimits(maxFileSize: settings.maxFileSize, maxPixels: settings.maxPixels, maxDuration: settings.maxDuration)
@@ -49,7 +53,7 @@ struct BannerItemBuilder: Sendable {
   private func buildVideo(_ spec: BannerSpec, folder: String) throws -> (ManifestEntry, [String], String) {
     let built = try VideoBannerBuilder(settings: settings, darkVariants: darkVariants,
                                        encoderThreads: ItemFingerprint.encoderThreads)
-      .build(spec, bundleRoot: staging, folder: folder)
+      .build(spec, bundleRoot: staging, folder: folder, budget: budget, progress: progress)
     return (.video(built.entry), built.warnings, built.summary)
   }
 }

@@ -17,7 +17,9 @@ public struct BuildOptions: Sendable {
   /// store, locks and staging folders are under `outputRoot/.marquee`.
   /// Nothing is written outside it.
   public var outputRoot: URL
-  /// Items built at once (default: the number of cores).
+  /// The CPU budget (default: the number of cores): items in flight, and
+  /// permits of the run's `CPUBudget`, so at most this many threads compute
+  /// at once.
   public var jobs: Int
   /// Publish the good items when some fail (default: keep the old bundle).
   public var allowPartial: Bool

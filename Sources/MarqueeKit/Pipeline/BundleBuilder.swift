@@ -54,10 +54,13 @@ struct BuildRun: Sendable {
   let bundle: URL
   let store: AssetStore
   let monitor = ProgressMonitor()
+  /// `--jobs` permits shared by every thread of the run (`CPUBudget`).
+  let budget: CPUBudget
 
   init(job: Job, options: BuildOptions) {
     self.job = job
     self.options = options
+    budget = CPUBudget(permits: options.jobs)
     root = options.outputRoot.standardizedFileURL
     bundle = root.appendingPathComponent(job.name, isDirectory: true)
     store = AssetStore(outputRoot: root)
@@ -263,7 +266,7 @@ struct BuildRun: Sendable {
 
     // Fingerprints.
     let hashStart = Date()
-    let fingerprints = await Self.boundedMap(selected, limit: options.jobs) { i -> Result<ItemFingerprint, ItemFailure> in
+    let fingerprints = await Self.boundedMap(selected, limit: options.jobs, budget: budget) { i -> Result<ItemFingerprint, ItemFailure> in
       let spec = specs[i]
       do {
         let digest = try store.sourceDigest(spec.source)
@@ -313,7 +316,7 @@ struct BuildRun: Sendable {
     // Build each missing fingerprint once.
     let work = buildOrder.compactMap { hash in toBuild[hash]?.first.map { (hash, $0) } }
     let monitorTask = startProgressReporting()
-    let results = await Self.boundedMap(work, limit: options.jobs) { (hash, i) in
+    let results = await Self.boundedMap(work, limit: options.jobs, budget: budget) { (hash, i) in
       self.buildObject(spec: specs[i], hash: hash)
     }
     monitorTask?.cancel()
@@ -378,11 +381,13 @@ struct BuildRun: Sendable {
         let limits = InputLimits(maxFileSize: job.settings.maxFileSize, maxPixels: job.settings.maxPixels,
                                  maxDuration: job.settings.maxDuration)
         let duration = (try? InputContainer(path: spec.source.path, allowedFormats: InputContainer.videoFormats, limits: limits))?.duration
-        monitor.begin(id: spec.id, folder: stageRoot.appendingPathComponent(itemFolder), duration: duration ?? 0,
-                      segmentDuration: job.settings.segmentDuration)
+        monitor.begin(id: spec.id, duration: duration ?? 0)
       }
       defer { monitor.end(id: spec.id) }
-      let product = try BannerItemBuilder(settings: job.settings, staging: stageRoot).make(spec)
+      let monitor = self.monitor
+      let id = spec.id
+      let product = try BannerItemBuilder(settings: job.settings, staging: stageRoot, budget: budget,
+                                          progress: { monitor.advance(id: id, to: $0) }).make(spec)
       let encoded = Date().timeIntervalSince(start)
       emit(item: spec.id, .encode, .finished, duration: encoded, message: product.summary)
       for w in product.warnings { emit(.warning, item: spec.id, .encode, .warning, message: w) }
@@ -450,9 +455,10 @@ struct BuildRun: Sendable {
     }
   }
 
-  /// Maps `items` on worker threads, at most `limit` at a time, keeping order.
+  /// Maps `items` on worker threads, at most `limit` at a time, keeping
+  /// order; each call of `body` holds one of `budget`'s permits.
   static func boundedMap<T: Sendable, R: Sendable>(
-    _ items: [T], limit: Int, _ body: @escaping @Sendable (T) -> R
+    _ items: [T], limit: Int, budget: CPUBudget, _ body: @escaping @Sendable (T) -> R
   ) async -> [R] {
     var results = [R?](repeating: nil, count: items.count)
     await withTaskGroup(of: (Int, R).self) { group in
@@ -461,7 +467,7 @@ struct BuildRun: Sendable {
         let i = next
         next += 1
         let item = items[i]
-        group.addTask { (i, await Worker.run { body(item) }) }
+        group.addTask { (i, await Worker.run { budget.withPermit { body(item) } }) }
       }
       while next < min(limit, items.count) { launch() }
       while let (i, r) = await group.next() {

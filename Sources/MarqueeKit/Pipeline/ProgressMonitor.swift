@@ -1,27 +1,33 @@
 import Foundation
 
-/// Estimates how far each video being encoded has got, for live progress:
-/// the HLS muxer writes one segment file after another, so the number of
-/// finished segments times the segment duration, over the source's
-/// duration, is the fraction encoded.
-///
-/// Polls the item's folder from outside the encoder. (A progress callback
-/// from the transcoder would be finer-grained; this needs none.)
+/// How far each video being encoded has got, for live progress: the
+/// transcoder reports the seconds of source it has handed to the encoders
+/// (`TranscodeRequest.progress`, after every picture), and the fraction is
+/// that over the source's duration.
 final class ProgressMonitor: @unchecked Sendable {
   struct Item {
-    var folder: URL
+    /// Source duration in seconds (container duration).
     var duration: Double
-    var segmentDuration: Double
+    /// Seconds of source encoded so far.
+    var encoded: Double
     var started: Date
   }
 
   private let lock = NSLock()
   private var items: [String: Item] = [:]
 
-  func begin(id: String, folder: URL, duration: Double, segmentDuration: Double) {
+  /// Starts tracking item `id`; items of unknown duration are not tracked.
+  func begin(id: String, duration: Double) {
     guard duration > 0 else { return }
     lock.lock()
-    items[id] = Item(folder: folder, duration: duration, segmentDuration: segmentDuration, started: Date())
+    items[id] = Item(duration: duration, encoded: 0, started: Date())
+    lock.unlock()
+  }
+
+  /// Records that `seconds` of item `id`'s source are encoded.
+  func advance(id: String, to seconds: Double) {
+    lock.lock()
+    items[id]?.encoded = seconds
     lock.unlock()
   }
 
@@ -31,22 +37,17 @@ final class ProgressMonitor: @unchecked Sendable {
     lock.unlock()
   }
 
-  /// Each active item's fraction encoded (0...0.99) and seconds since it
-  /// started.
+  /// Each active item's fraction encoded (0...0.99; the last percent is
+  /// the flush, the playlists, covers and verification) and seconds since
+  /// it started, sorted by id.
   func snapshot() -> [(id: String, fraction: Double, elapsed: Double)] {
     lock.lock()
     let current = items
     lock.unlock()
+    let now = Date()
     return current.keys.sorted().compactMap { id in
       guard let item = current[id] else { return nil }
-      var finished = 0
-      for rendition in FileSystem.list(item.folder) {
-        let count = FileSystem.list(item.folder.appendingPathComponent(rendition))
-          .filter { $0.hasPrefix("segment_") && $0.hasSuffix(".m4s") }.count
-        finished = max(finished, count - 1)
-      }
-      let fraction = min(0.99, Double(finished) * item.segmentDuration / item.duration)
-      return (id, fraction, Date().timeIntervalSince(item.started))
+      return (id, min(0.99, max(0, item.encoded / item.duration)), now.timeIntervalSince(item.started))
     }
   }
 }

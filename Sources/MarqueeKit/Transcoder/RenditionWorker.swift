@@ -12,6 +12,11 @@ import Foundation
 /// renditions run side by side instead: a single video keeps every core
 /// busy and still encodes to the same bytes.
 ///
+/// CPU budget: the worker holds one of the build's permits (`CPUBudget`)
+/// while it encodes a picture or muxes a packet, and none while it waits
+/// for the next item; a producer blocked on a full queue, or waiting in
+/// `join()`, hands its own permit back while it waits.
+///
 /// Ownership: the encoder and muxers are used only by this worker's thread
 /// between `start()` and `join()`; the creating thread sets them up before
 /// and finishes the muxers after. Items move into the queue and are never
@@ -31,6 +36,7 @@ final class RenditionWorker: @unchecked Sendable {
   private let hls: OutputContainer
   private let mp4: OutputContainer?
   private let audioStream: Int
+  private let budget: CPUBudget
   private let condition = NSCondition()
   private var items: [Item] = []
   private let capacity = 8
@@ -38,8 +44,9 @@ final class RenditionWorker: @unchecked Sendable {
   private var finished = false
   private var thread: Thread?
 
-  init(encoder: Encoder, hls: OutputContainer, mp4: OutputContainer?, audioStream: Int) {
+  init(encoder: Encoder, hls: OutputContainer, mp4: OutputContainer?, audioStream: Int, budget: CPUBudget) {
     self.encoder = encoder
+    self.budget = budget
     self.hls = hls
     self.mp4 = mp4
     self.audioStream = audioStream
@@ -53,24 +60,38 @@ final class RenditionWorker: @unchecked Sendable {
     t.start()
   }
 
-  /// Queues an item, waiting while the queue is full. Returns the worker's
-  /// error, if it has failed (the item is then dropped).
+  /// Queues an item, waiting while the queue is full (with the caller's
+  /// CPU permit handed back). Throws the worker's error, if it has failed
+  /// (the item is then dropped). One producer per worker.
   func push(_ item: Item) throws {
     condition.lock()
+    if items.count >= capacity && failure == nil {
+      condition.unlock()
+      budget.waiting {
+        condition.lock()
+        while items.count >= capacity && failure == nil { condition.wait() }
+        condition.unlock()
+      }
+      condition.lock()
+    }
     defer { condition.unlock() }
-    while items.count >= capacity && failure == nil { condition.wait() }
+    // Only this producer adds items, so the room found above is still there.
     if let e = failure { throw e }
     items.append(item)
     condition.broadcast()
   }
 
-  /// Waits until the worker has drained its encoder (after `.finish`).
+  /// Waits until the worker has drained its encoder (after `.finish`),
+  /// with the caller's CPU permit handed back meanwhile.
   /// - Throws: the first error the worker met.
   func join() throws {
-    condition.lock()
-    defer { condition.unlock() }
-    while !finished { condition.wait() }
-    if let e = failure { throw e }
+    let error: Error? = budget.waiting {
+      condition.lock()
+      defer { condition.unlock() }
+      while !finished { condition.wait() }
+      return failure
+    }
+    if let e = error { throw e }
   }
 
   /// The next item, and whether the worker has already failed.
@@ -96,6 +117,8 @@ final class RenditionWorker: @unchecked Sendable {
         if case .finish = item { break }
         continue
       }
+      budget.acquire()
+      defer { budget.release() }
       do {
         switch item {
         case .picture(let frame):

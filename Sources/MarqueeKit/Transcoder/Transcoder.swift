@@ -17,10 +17,20 @@ public struct TranscodeRequest: Sendable {
   public var encoderThreads: Int
   /// Short side of the rendition muxed to MP4; nil = nearest 720.
   public var mp4Height: Int?
+  /// The build's CPU permits. The calling thread must hold one; the
+  /// rendition workers take their own, and FFmpeg's decoder and filter
+  /// threads are sized from it (`CPUBudget.libraryThreads`).
+  public var budget: CPUBudget
+  /// Called on the transcoding thread with the seconds of the source
+  /// handed to the encoders so far (output time, from 0), after each
+  /// picture; the encoders trail it by at most a few pictures.
+  public var progress: (@Sendable (Double) -> Void)?
 
   public init(source: URL, outputDirectory: URL, segmentDuration: Double, ladder: [RenditionRequest] = RenditionRequest.defaultLadder,
               maxHeight: Int, limits: InputLimits, coverPolicy: CoverPolicy, encoderThreads: Int = 0,
-              mp4Height: Int? = nil) {
+              mp4Height: Int? = nil, budget: CPUBudget = .unlimited, progress: (@Sendable (Double) -> Void)? = nil) {
+    self.budget = budget
+    self.progress = progress
     self.source = source
     self.outputDirectory = outputDirectory
     self.segmentDuration = segmentDuration
@@ -127,7 +137,7 @@ public struct Transcoder {
       }
     }
     input.keepOnly(Set([video.index] + (audio.map { [$0.index] } ?? [])))
-    let videoDecoder = try Decoder(container: input, streamIndex: video.index)
+    let videoDecoder = try Decoder(container: input, streamIndex: video.index, threads: request.budget.libraryThreads)
 
     guard video.width >= Transcoder.minimumSide, video.height >= Transcoder.minimumSide else {
       throw TranscodeError("picture is \(video.width)x\(video.height), below the minimum of \(Transcoder.minimumSide)x\(Transcoder.minimumSide) pixels")
@@ -203,7 +213,7 @@ public struct Transcoder {
     let audioStreamIndex = 1
     let workers = plan.renditions.indices.map { i in
       RenditionWorker(encoder: videoEncoders[i], hls: hls[i], mp4: i == plan.mp4Rendition ? mp4 : nil,
-                      audioStream: audioStreamIndex)
+                      audioStream: audioStreamIndex, budget: request.budget)
     }
     for w in workers { w.start() }
     var workersJoined = false
@@ -233,6 +243,7 @@ public struct Transcoder {
           }
           filtered.forcesKeyframe = planners[i].isIDR(frame: n)
           try workers[i].push(.picture(try filtered.clone()))
+          if i == 0, let report = request.progress { report(Double(n + 1) * encoderTB.doubleValue) }
         }
       }
     }
@@ -269,7 +280,8 @@ public struct Transcoder {
                                           sourceIsFullRange: decoded.isFullRange, sourceHeight: decoded.height)
         videoGraph = try FilterGraph(description: desc.text,
                                      inputs: [.videoSource(videoDecoder.bufferSourceArguments(for: decoded))],
-                                     outputs: plan.renditions.map { _ in .videoSink })
+                                     outputs: plan.renditions.map { _ in .videoSink },
+                                     threads: request.budget.libraryThreads)
       }
       try videoGraph?.push(decoded)
       try pullVideo()

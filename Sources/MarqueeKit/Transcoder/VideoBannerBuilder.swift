@@ -36,16 +36,21 @@ public struct VideoBannerBuilder: Sendable {
 
   /// Builds `spec` into `bundleRoot/folder`.
   ///
+  /// - Parameters:
+  ///   - budget: the build's CPU permits; the calling thread holds one.
+  ///   - progress: seconds of the source encoded so far (see
+  ///     `TranscodeRequest.progress`).
   /// - Throws: `TranscodeError`, `MediaIOError` or a file-system error; the
   ///   caller removes the item's folder.
-  public func build(_ spec: BannerSpec, bundleRoot: URL, folder: String) throws -> BuiltVideoBanner {
+  public func build(_ spec: BannerSpec, bundleRoot: URL, folder: String, budget: CPUBudget = .unlimited,
+                    progress: (@Sendable (Double) -> Void)? = nil) throws -> BuiltVideoBanner {
     let dir = bundleRoot.appendingPathComponent(folder, isDirectory: true)
     let limits = InputLimits(maxFileSize: settings.maxFileSize, maxPixels: settings.maxPixels,
                              maxDuration: settings.maxDuration)
     let request = TranscodeRequest(
       source: spec.source, outputDirectory: dir, segmentDuration: settings.segmentDuration,
       ladder: settings.renditions, maxHeight: settings.maxHeight, limits: limits, coverPolicy: spec.cover,
-      encoderThreads: encoderThreads, mp4Height: settings.mp4Height)
+      encoderThreads: encoderThreads, mp4Height: settings.mp4Height, budget: budget, progress: progress)
     let result = try Transcoder().run(request)
 
     // Master playlist from measured segments.
