@@ -13,9 +13,14 @@ public final class Decoder {
   ///
   /// - Parameters:
   ///   - threads: decoder threads; 0 lets libavcodec choose.
+  ///   - strict: report damage instead of concealing it: libavcodec's
+  ///     `err_recognition` gets `AV_EF_CRCCHECK | AV_EF_BITSTREAM |
+  ///     AV_EF_BUFFER | AV_EF_EXPLODE`, so a corrupt slice makes `send` or
+  ///     `receive` throw (for checking our own output; sources are decoded
+  ///     leniently, as players do).
   /// - Throws: `MediaIOError` when libavcodec has no decoder for the codec or
   ///   cannot open it.
-  public init(container: InputContainer, streamIndex: Int, threads: Int = 0) throws(MediaIOError) {
+  public init(container: InputContainer, streamIndex: Int, threads: Int = 0, strict: Bool = false) throws(MediaIOError) {
     let name = (container.path as NSString).lastPathComponent
     guard let s = container.stream(streamIndex), let par = s.pointee.codecpar else {
       throw .failure("avcodec_find_decoder", name, "no stream \(streamIndex)")
@@ -32,6 +37,9 @@ public final class Decoder {
     try check(avcodec_parameters_to_context(ctx, par), "avcodec_parameters_to_context", label)
     ctx.pointee.pkt_timebase = s.pointee.time_base
     ctx.pointee.thread_count = Int32(threads)
+    if strict {
+      ctx.pointee.err_recognition |= AV_EF_CRCCHECK | AV_EF_BITSTREAM | AV_EF_BUFFER | AV_EF_EXPLODE
+    }
     var options: OpaquePointer? = nil
     defer { av_dict_free(&options) }
     try check(avcodec_open2(ctx, codec, &options), "avcodec_open2", label)

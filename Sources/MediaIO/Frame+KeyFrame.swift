@@ -11,4 +11,11 @@ extension Frame {
   public var pictureTypeLetter: Character {
     Character(Unicode.Scalar(UInt8(bitPattern: av_get_picture_type_char(pointer.pointee.pict_type))))
   }
+
+  /// Whether the decoder flagged this picture as damaged: the frame's
+  /// `AV_FRAME_FLAG_CORRUPT` flag or any `decode_error_flags` (errors it
+  /// concealed, missing references). Always false for clean streams.
+  public var isCorrupt: Bool {
+    pointer.pointee.flags & AV_FRAME_FLAG_CORRUPT != 0 || pointer.pointee.decode_error_flags != 0
+  }
 }

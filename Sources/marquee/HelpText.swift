@@ -110,7 +110,8 @@ enum HelpText {
     client contract; every referenced file exists; master playlists declare
     BANDWIDTH, AVERAGE-BANDWIDTH, CODECS, RESOLUTION and FRAME-RATE with one
     aspect ratio; media playlists are VOD with an end tag; every segment decodes
-    on its own with its init section and starts with a keyframe, at the same
+    on its own with its init section, every picture and audio frame without
+    errors (strict error recognition), and starts with a keyframe, at the same
     times in every rendition; durations equal what `url` plays (sum of
     #EXTINF, or the MP4's); MP4s are H.264 yuv420p with moov before mdat;
     covers decode at the video's size and are not black or blank; images

@@ -37,8 +37,10 @@ enum MarqueeCLI {
 
   /// Runs `marquee <arguments>` under `ulimit -f <blocks>` (512-byte blocks
   /// in dash): a disk that fills up, where mounting one is not possible.
+  /// A run that hangs is killed after 10 minutes (coreutils `timeout`), so
+  /// a hang fails the test instead of stalling the suite.
   static func runWithFileSizeLimit(blocks: Int, _ arguments: [String], in directory: URL? = nil) throws -> ProcessResult {
-    try Run.process("/bin/sh", ["-c", "ulimit -f \(blocks) && exec \"$0\" \"$@\"", executable.path] + arguments,
+    try Run.process("/bin/sh", ["-c", "ulimit -f \(blocks) && exec timeout -s KILL 600 \"$0\" \"$@\"", executable.path] + arguments,
                     currentDirectory: directory, environment: environment())
   }
 }

@@ -35,6 +35,10 @@ struct LockingTests {
     let parsed = try JSONSerialization.jsonObject(with: Data(lastLine.utf8))
     let event = try #require(parsed as? [String: Any])
     #expect(event["stage"] as? String == "lock" && event["event"] as? String == "failed")
+    // The runs that lost left the holder's name in the lock file.
+    let third = try MarqueeCLI.run(["build", job, "--out", fixture.out.path])
+    #expect(third.status == 3)
+    #expect(third.stderr.contains("pid \(first.pid) on host"), "\(third.stderr)")
 
     try Data().write(to: release)
     let end = first.finish()

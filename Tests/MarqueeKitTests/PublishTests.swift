@@ -99,6 +99,25 @@ struct PublishTests {
     #expect(try Self.manifest(fixture) != before)
   }
 
+  @Test("a disk that fills up while a video is still encoding gives exit 4 (no hang) and keeps the old bundle",
+        arguments: ["1", "2"])
+  func diskFullMidEncode(jobs: String) throws {
+    let (fixture, job, before) = try Self.publishedThenChanged("diskfull-mid-\(jobs)")
+    defer { fixture.remove() }
+    // An 8 s clip: video.mp4's media data passes 32 KiB a second or two in,
+    // while the decoder is still feeding the rendition workers.
+    try fixture.clip("a.mp4", hue: 90, seconds: 8)
+    let full = try MarqueeCLI.runWithFileSizeLimit(blocks: 64, ["build", job, "--out", fixture.out.path, "--jobs", jobs])
+    #expect(full.status == 4, "exit \(full.status): \(full.stderr)")
+    #expect(full.stderr.contains("File too large"), "\(full.stderr)")
+    #expect(try Self.manifest(fixture) == before)
+    #expect(BundleVerifier().verify(bundle: Self.bundle(fixture)).violations.isEmpty)
+    #expect(Self.leftovers(fixture).isEmpty)
+    // The lock was released: the next run builds.
+    let rerun = try MarqueeCLI.run(["build", job, "--out", fixture.out.path])
+    #expect(rerun.status == 0, "\(rerun.stderr)")
+  }
+
   @Test("a failed item keeps the old bundle (exit 1) and the good items stored; --allow-partial publishes them")
   func failurePolicy() throws {
     let (fixture, _, before) = try Self.publishedThenChanged("policy")

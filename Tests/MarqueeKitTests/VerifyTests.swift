@@ -75,6 +75,58 @@ struct VerifyTests {
     #expect(cli.stderr.contains("error: spot: \(segment): "), "\(cli.stderr)")
   }
 
+  @Test("damage after a segment's first picture is found by decoding every picture, not by the first-picture probe")
+  func damageInsideASegment() async throws {
+    let fixture = try BatchFixture("verify-inside")
+    defer { fixture.remove() }
+    let bundle = try await Self.builtBundle(fixture)
+    let master = try Self.path(bundle, item: 0, key: "url")
+    let folder = (master as NSString).deletingLastPathComponent
+    let rendition = try #require(FileSystem.list(bundle.appendingPathComponent(folder)).first { $0.hasSuffix("p") && !$0.contains(".") })
+    let segment = "\(folder)/\(rendition)/segment_00000.m4s"
+    // Scramble a 64-byte run every 1 KiB over the last 40 % of the segment
+    // (pictures near its end), keeping the size and the first picture.
+    let url = bundle.appendingPathComponent(segment)
+    var bytes = [UInt8](try Data(contentsOf: url))
+    for block in stride(from: bytes.count * 6 / 10, to: bytes.count - 64, by: 1024) {
+      for i in block..<block + 64 { bytes[i] = UInt8(truncatingIfNeeded: i &* 2_654_435_761 >> 11) }
+    }
+    try Data(bytes).write(to: url)
+
+    let firstPictures = BundleVerifier(options: VerifyOptions(everyPicture: false)).verify(bundle: bundle)
+    #expect(firstPictures.violations.isEmpty, "the damage reached the first picture: \(firstPictures.violations)")
+    let report = BundleVerifier().verify(bundle: bundle)
+    #expect(report.violations.contains { $0.item == "spot" && $0.file == segment && $0.problem.contains("does not decode") },
+            "\(report.violations)")
+    let cli = try MarqueeCLI.run(["verify", bundle.path])
+    #expect(cli.status == 1)
+    #expect(cli.stderr.contains("error: spot: \(segment): "), "\(cli.stderr)")
+  }
+
+  @Test("a missing or wrong-sized dark variant of any image width or cover file is reported")
+  func missingDarkVariants() async throws {
+    let fixture = try BatchFixture("verify-dark")
+    defer { fixture.remove() }
+    let bundle = try await Self.builtBundle(fixture)
+    let items = try #require(try Self.manifest(bundle)["banners"] as? [[String: Any]])
+    let sources = try #require(items[1]["sources"] as? [[String: Any]])
+    let width = String(try #require(sources.first?["url"] as? String).dropFirst("https://cdn.example.com/home/".count))
+    let widthDark = try #require(RelativePath.darkSibling(of: width))
+    try FileManager.default.removeItem(at: bundle.appendingPathComponent(widthDark))
+    let coverJPEG = try Self.path(bundle, item: 0, key: "cover_jpeg_url")
+    let coverJPEGDark = try #require(RelativePath.darkSibling(of: coverJPEG))
+    // A dark variant of another size: the light JPEG of the image.
+    let imageJPEG = try Self.path(bundle, item: 1, key: "jpeg_url")
+    try FileManager.default.removeItem(at: bundle.appendingPathComponent(coverJPEGDark))
+    try FileManager.default.copyItem(at: bundle.appendingPathComponent(imageJPEG), to: bundle.appendingPathComponent(coverJPEGDark))
+
+    let report = BundleVerifier().verify(bundle: bundle)
+    #expect(report.violations.contains { $0.item == "still" && $0.file == widthDark && $0.problem.contains("no dark variant") },
+            "\(report.violations)")
+    #expect(report.violations.contains { $0.item == "spot" && $0.file == coverJPEGDark && $0.problem.contains("the dark variant is") },
+            "\(report.violations)")
+  }
+
   @Test("a missing cover is reported")
   func missingCover() async throws {
     let fixture = try BatchFixture("verify-cover")

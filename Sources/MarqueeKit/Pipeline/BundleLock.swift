@@ -18,6 +18,9 @@ import Darwin
 /// itself is never removed (removing a lock file races with a waiter).
 final class BundleLock {
   private var descriptor: Int32
+  /// Whether this process holds the lock: only the holder writes or clears
+  /// the holder text (a losing run must leave the winner's name in place).
+  private var held = false
   let url: URL
 
   /// Why the lock is not ours: the holder as it described itself.
@@ -60,6 +63,7 @@ final class BundleLock {
       let status = await Worker.run { marquee_flock(fd, 1, 1) == 0 ? Int32(0) : errno }
       if status != 0 { throw FileSystem.failure("cannot lock", url.path, status) }
     }
+    lock.held = true
     lock.writeHolder(command: command)
     return lock
   }
@@ -82,7 +86,8 @@ final class BundleLock {
   /// Releases the lock (also on deinit).
   func release() {
     guard descriptor >= 0 else { return }
-    _ = ftruncate(descriptor, 0)
+    if held { _ = ftruncate(descriptor, 0) }
+    held = false
     // Unlock explicitly: a child forked by another thread may share the
     // descriptor until it execs, and close alone would not release it then.
     _ = marquee_funlock(descriptor)
@@ -100,6 +105,7 @@ enum Worker {
         continuation.resume(returning: body())
       }
       thread.stackSize = 16 << 20
+      thread.name = "marquee.item"
       thread.start()
     }
   }

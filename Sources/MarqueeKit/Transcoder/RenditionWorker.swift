@@ -13,9 +13,9 @@ import Foundation
 /// busy and still encodes to the same bytes.
 ///
 /// CPU budget: the worker holds one of the build's permits (`CPUBudget`)
-/// while it encodes a picture or muxes a packet, and none while it waits
-/// for the next item; a producer blocked on a full queue, or waiting in
-/// `join()`, hands its own permit back while it waits.
+/// while its queue has work (encoding pictures, muxing packets) and none
+/// while it waits for more; a producer blocked on a full queue, or waiting
+/// in `join()`, hands its own permit back while it waits.
 ///
 /// Ownership: the encoder and muxers are used only by this worker's thread
 /// between `start()` and `join()`; the creating thread sets them up before
@@ -39,6 +39,7 @@ final class RenditionWorker: @unchecked Sendable {
   private let budget: CPUBudget
   private let condition = NSCondition()
   private var items: [Item] = []
+  /// Most items queued; the producer waits beyond it.
   private let capacity = 8
   private var failure: Error?
   private var finished = false
@@ -62,7 +63,8 @@ final class RenditionWorker: @unchecked Sendable {
 
   /// Queues an item, waiting while the queue is full (with the caller's
   /// CPU permit handed back). Throws the worker's error, if it has failed
-  /// (the item is then dropped). One producer per worker.
+  /// (the item is then dropped, except `.finish`, which always reaches the
+  /// worker so that `join()` returns). One producer per worker.
   func push(_ item: Item) throws {
     condition.lock()
     if items.count >= capacity && failure == nil {
@@ -76,7 +78,15 @@ final class RenditionWorker: @unchecked Sendable {
     }
     defer { condition.unlock() }
     // Only this producer adds items, so the room found above is still there.
-    if let e = failure { throw e }
+    if let e = failure {
+      // A failed worker still needs `.finish` to stop, or `join()` would
+      // wait for ever (seen: a disk filling up mid-encode hung the build).
+      if case .finish = item {
+        items.append(item)
+        condition.broadcast()
+      }
+      throw e
+    }
     items.append(item)
     condition.broadcast()
   }
@@ -94,9 +104,19 @@ final class RenditionWorker: @unchecked Sendable {
     if let e = error { throw e }
   }
 
-  /// The next item, and whether the worker has already failed.
-  private func pop() -> (Item, Bool) {
+  /// The next item, and whether the worker has already failed. Waits
+  /// while the queue is empty, with this worker's CPU permit (if `holding`)
+  /// handed back for the wait; `holding` tells afterwards whether it holds
+  /// one (a permit is taken only for work, by the caller).
+  private func pop(holding: inout Bool) -> (Item, Bool) {
     condition.lock()
+    if items.isEmpty && holding {
+      // Out of work: give the permit to a thread that has some.
+      condition.unlock()
+      budget.release()
+      holding = false
+      condition.lock()
+    }
     defer { condition.unlock() }
     while items.isEmpty { condition.wait() }
     let item = items.removeFirst()
@@ -105,20 +125,31 @@ final class RenditionWorker: @unchecked Sendable {
   }
 
   private func run() {
+    defer {
+      condition.lock()
+      finished = true
+      condition.broadcast()
+      condition.unlock()
+    }
     let packet: Packet
     do { packet = try Packet() } catch {
       fail(error)
       return
     }
+    // A permit is held from the first item taken until the queue runs
+    // dry, not taken again for every picture.
+    var holding = false
     var draining = false
     while !draining {
-      let (item, failed) = pop()
+      let (item, failed) = pop(holding: &holding)
       if failed {
         if case .finish = item { break }
         continue
       }
-      budget.acquire()
-      defer { budget.release() }
+      if !holding {
+        budget.acquire()
+        holding = true
+      }
       do {
         switch item {
         case .picture(let frame):
@@ -136,10 +167,7 @@ final class RenditionWorker: @unchecked Sendable {
         fail(error)
       }
     }
-    condition.lock()
-    finished = true
-    condition.broadcast()
-    condition.unlock()
+    if holding { budget.release() }
   }
 
   private func drain(_ packet: Packet) throws {
@@ -152,7 +180,11 @@ final class RenditionWorker: @unchecked Sendable {
   private func fail(_ error: Error) {
     condition.lock()
     if failure == nil { failure = error }
-    items.removeAll()
+    // Queued pictures are dropped; a queued `.finish` stays, to stop the loop.
+    items.removeAll { item in
+      if case .finish = item { return false }
+      return true
+    }
     condition.broadcast()
     condition.unlock()
   }

@@ -69,7 +69,8 @@ public struct BundleVerifier: Sendable {
       switch item["type"] as? String {
       case "video":
         let assets = Self.videoAssets(id: itemID, item: item, paths: paths)
-        var verifier = VideoAssetVerifier(assets: assets, files: files, decode: decode, scratch: scratch)
+        var verifier = VideoAssetVerifier(assets: assets, files: files, decode: decode,
+                                          everyPicture: options.everyPicture, scratch: scratch)
         report.violations += verifier.run()
         report.fileCount += verifier.fileCount
       case "image":

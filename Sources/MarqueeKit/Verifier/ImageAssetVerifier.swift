@@ -45,7 +45,7 @@ struct ImageAssetVerifier {
   mutating func run() -> [Violation] {
     var seen: Set<String> = []
     for file in assets.files {
-      if file.key == "url" { checkDarkSibling(file.path) }
+      if !file.key.contains("dark") { checkDarkSibling(file.path, key: file.key, size: (file.width, file.height)) }
       guard seen.insert(file.path).inserted else { continue }
       check(file)
     }
@@ -109,8 +109,36 @@ struct ImageAssetVerifier {
     }
   }
 
-  private mutating func checkDarkSibling(_ path: String) {
-    guard let dark = RelativePath.darkSibling(of: path) else { return }
-    if (files.size(dark) ?? 0) == 0 { fail(dark, "url?theme=dark has no dark variant to serve (expected \(dark))") }
+  /// Every light file (`url`, `jpeg_url`, each `sources[i]` width) needs
+  /// the dark variant the nginx rule serves for `?theme=dark`.
+  private mutating func checkDarkSibling(_ path: String, key: String, size: (Int?, Int?)) {
+    guard checkedSiblings.insert(path).inserted else { return }
+    var expected: (width: Int, height: Int)? = nil
+    if let w = size.0, let h = size.1 { expected = (w, h) }
+    if let problem = Self.darkSiblingProblem(of: path, key: key, files: files, size: expected) {
+      fail(problem.path, problem.text)
+    }
+  }
+
+  private var checkedSiblings: Set<String> = []
+
+  /// What is wrong with the `<name>.dark.<ext>` file beside `path` that the
+  /// nginx rule (`NginxDarkThemeRule`) serves for `?theme=dark`: missing or
+  /// empty, not an image, or not the light file's size (`size`, in pixels,
+  /// when known). Nil when it is fine, or when `path` has no extension.
+  static func darkSiblingProblem(of path: String, key: String, files: AssetFiles,
+                                 size: (width: Int, height: Int)?) -> (path: String, text: String)? {
+    guard let dark = RelativePath.darkSibling(of: path) else { return nil }
+    guard (files.size(dark) ?? 0) > 0 else {
+      return (dark, "\(key)?theme=dark has no dark variant to serve (expected \(dark))")
+    }
+    let header: ImageHeader
+    do { header = try ImageSource.open(path: files.url(dark).path, limits: openLimits).header } catch {
+      return (dark, "\(key)?theme=dark: the dark variant is not a readable image: \(error.reason)")
+    }
+    if let size, header.width != size.width || header.height != size.height {
+      return (dark, "\(key)?theme=dark: the dark variant is \(header.width)x\(header.height), the light file \(size.width)x\(size.height)")
+    }
+    return nil
   }
 }

@@ -113,14 +113,82 @@ enum StreamProbe {
   }
 
   /// Probes one HLS fMP4 segment as a player starting there would: the
-  /// initialization section followed by the segment, alone.
-  static func segmentStart(initSection: URL, segment: URL, scratch: URL) throws -> VideoStart {
+  /// initialization section followed by the segment, alone. With
+  /// `everyPicture`, every video picture and audio frame is decoded too
+  /// (`decodeEverything`).
+  static func segmentStart(initSection: URL, segment: URL, scratch: URL, everyPicture: Bool = false) throws -> VideoStart {
     var bytes = try Data(contentsOf: initSection)
     bytes.append(try Data(contentsOf: segment))
     let file = scratch.appendingPathComponent("segment-\(UUID().uuidString).mp4")
     try bytes.write(to: file)
     defer { try? FileManager.default.removeItem(at: file) }
-    return try videoStart(file)
+    let start = try videoStart(file)
+    if everyPicture { _ = try decodeEverything(file) }
+    return start
+  }
+
+  /// What `decodeEverything` decoded.
+  struct DecodeCount: Equatable {
+    var pictures: Int
+    var audioFrames: Int
+  }
+
+  /// Decodes every video picture and audio frame of an MP4 (or init +
+  /// segment) with libavcodec's strict error recognition (`Decoder(strict:)`),
+  /// which the lenient first-picture probe does not: damage inside a
+  /// segment, concealed by a player as smeared blocks, is an error here.
+  ///
+  /// - Returns: the number of pictures and audio frames decoded.
+  /// - Throws: `ProbeError` naming the first damaged picture or frame (by
+  ///   its index) or the decoder's reason; `MediaIOError` when the file does
+  ///   not open.
+  static func decodeEverything(_ url: URL) throws -> DecodeCount {
+    let input = try InputContainer(path: url.path, allowedFormats: ["mov", "mp4"],
+                                   limits: InputLimits(maxFileSize: Int64.max, maxPixels: Int.max, maxDuration: .infinity))
+    guard let video = input.bestStream(.video) else { throw ProbeError("no video stream") }
+    let audio = input.bestStream(.audio)
+    input.keepOnly(Set([video.index] + (audio.map { [$0.index] } ?? [])))
+    let videoDecoder = try Decoder(container: input, streamIndex: video.index, threads: 1, strict: true)
+    let audioDecoder = try audio.map { try Decoder(container: input, streamIndex: $0.index, threads: 1, strict: true) }
+    let packet = try Packet()
+    let frame = try Frame()
+    var count = DecodeCount(pictures: 0, audioFrames: 0)
+
+    func drain(_ decoder: Decoder, isVideo: Bool) throws {
+      while true {
+        let step: Step
+        do { step = try decoder.receive(frame) } catch {
+          throw ProbeError(isVideo ? "picture \(count.pictures + 1) does not decode: \(error.reason)"
+                                   : "audio frame \(count.audioFrames + 1) does not decode: \(error.reason)")
+        }
+        guard step == .produced else { return }
+        if isVideo {
+          count.pictures += 1
+          if frame.isCorrupt { throw ProbeError("picture \(count.pictures) is damaged (the decoder concealed errors in it)") }
+        } else {
+          count.audioFrames += 1
+          if frame.isCorrupt { throw ProbeError("audio frame \(count.audioFrames) is damaged") }
+        }
+      }
+    }
+    func send(_ decoder: Decoder, _ pkt: Packet?, isVideo: Bool) throws {
+      do { _ = try decoder.send(pkt) } catch {
+        throw ProbeError(isVideo ? "picture \(count.pictures + 1) does not decode: \(error.reason)"
+                                 : "audio frame \(count.audioFrames + 1) does not decode: \(error.reason)")
+      }
+      try drain(decoder, isVideo: isVideo)
+    }
+    while try input.read(into: packet) {
+      if packet.streamIndex == video.index {
+        try send(videoDecoder, packet, isVideo: true)
+      } else if let a = audio, let dec = audioDecoder, packet.streamIndex == a.index {
+        try send(dec, packet, isVideo: false)
+      }
+    }
+    try send(videoDecoder, nil, isVideo: true)
+    if let dec = audioDecoder { try send(dec, nil, isVideo: false) }
+    if count.pictures == 0 { throw ProbeError("no picture decodes") }
+    return count
   }
 }
 

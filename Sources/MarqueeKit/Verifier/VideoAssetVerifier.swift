@@ -37,10 +37,15 @@ struct VideoAssetVerifier {
   /// Mean luma of decoded covers by key.
   private var lumaMeans: [String: Double] = [:]
 
-  init(assets: VideoAssets, files: AssetFiles, decode: Bool, scratch: URL) {
+  /// With `decode`: decode every picture of every segment and of the MP4
+  /// (`StreamProbe.decodeEverything`), not just the first.
+  let everyPicture: Bool
+
+  init(assets: VideoAssets, files: AssetFiles, decode: Bool, everyPicture: Bool = false, scratch: URL) {
     self.assets = assets
     self.files = files
     self.decode = decode
+    self.everyPicture = everyPicture
     self.scratch = scratch
   }
 
@@ -255,7 +260,8 @@ struct VideoAssetVerifier {
   private mutating func checkSegment(_ path: String, initPath: String, resolution: (width: Int, height: Int)?) {
     let start: VideoStart
     do {
-      start = try StreamProbe.segmentStart(initSection: files.url(initPath), segment: files.url(path), scratch: scratch)
+      start = try StreamProbe.segmentStart(initSection: files.url(initPath), segment: files.url(path), scratch: scratch,
+                                           everyPicture: everyPicture)
     } catch {
       fail(path, "segment does not decode on its own (with \(initPath.split(separator: "/").last ?? "")): \(error)")
       return
@@ -301,6 +307,11 @@ struct VideoAssetVerifier {
       fail(path, "MP4 does not decode: \(error)")
       return nil
     }
+    if everyPicture {
+      do { _ = try StreamProbe.decodeEverything(files.url(path)) } catch {
+        fail(path, "MP4 does not decode: \(error)")
+      }
+    }
     if start.codec != "h264" { fail(path, "video codec is \(start.codec), not H.264") }
     if start.pixelFormat != "yuv420p" { fail(path, "pixel format is \(start.pixelFormat), not yuv420p") }
     if start.width % 2 != 0 || start.height % 2 != 0 { fail(path, "picture size \(start.width)x\(start.height) is not even") }
@@ -340,7 +351,10 @@ struct VideoAssetVerifier {
     if let v = videoSize, source.header.width != v.width || source.header.height != v.height {
       fail(path, "\(key): cover is \(source.header.width)x\(source.header.height) but the video is \(v.width)x\(v.height): the picture would jump when playback replaces it")
     }
-    if key == "cover_url" { checkDarkSibling(path, key: key) }
+    if !isDark, let problem = ImageAssetVerifier.darkSiblingProblem(
+      of: path, key: key, files: files, size: (source.header.width, source.header.height)) {
+      fail(problem.path, problem.text)
+    }
     guard decode else { return }
     do {
       let picture = try source.decodeStill()
@@ -352,11 +366,6 @@ struct VideoAssetVerifier {
     }
   }
 
-  /// The dark variant the nginx rule serves for `?theme=dark`.
-  private mutating func checkDarkSibling(_ path: String, key: String) {
-    guard let dark = RelativePath.darkSibling(of: path) else { return }
-    if (files.size(dark) ?? 0) == 0 { fail(dark, "\(key)?theme=dark has no dark variant to serve (expected \(dark))") }
-  }
 }
 
 // MARK: - Paths

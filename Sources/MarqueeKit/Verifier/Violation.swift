@@ -42,13 +42,20 @@ public struct VerifyOptions: Sendable {
   /// images. Without it only structure is checked: banners.json, files
   /// present, playlists, durations, box order, image headers.
   public var decodeMedia: Bool
+  /// With `decodeMedia`: decode every picture and audio frame of every
+  /// segment and MP4 with strict error recognition, not just the first
+  /// picture, so damage in the middle of a segment is found. On by default
+  /// (`marquee verify`); `build` checks an item it has just encoded by its
+  /// first pictures (its bytes come straight from the encoder).
+  public var everyPicture: Bool
   /// Bundle-relative folders whose media were decoded and checked when they
   /// entered the content-addressed store (and whose files still match the
   /// store's record): only their structure is checked again.
   public var trustedFolders: Set<String>
 
-  public init(decodeMedia: Bool = true, trustedFolders: Set<String> = []) {
+  public init(decodeMedia: Bool = true, everyPicture: Bool = true, trustedFolders: Set<String> = []) {
     self.decodeMedia = decodeMedia
+    self.everyPicture = everyPicture
     self.trustedFolders = trustedFolders
   }
 }
