@@ -290,6 +290,25 @@ struct JobErrorCase: Sendable, CustomTestStringConvertible {
     #expect(try parse(job(extra: #""base_url": "http://cdn.example.com/home/""#)).baseURL == "http://cdn.example.com/home/")
   }
 
+  @Test func everyPartIsCheckedAndEveryProblemListed() throws {
+    let json = #"""
+      {"name": "Home", "base_url": 1, "settings": {"segment_duration": 0},
+       "banners": [{"id": "a", "type": "vid", "source": "x.mp4"},
+                   {"id": "b", "type": "image", "source": "y.png"},
+                   {"id": "c", "type": "image", "source": "z.png", "autoplya": true},
+                   {"id": "b", "type": "image", "source": "w.png"}]}
+      """#
+    let error = try #require(parseError(json))
+    #expect(error.all.map(\.path) == ["name", "base_url", "settings.segment_duration", "banners[0].type",
+                                       "banners[2].autoplya", "banners[3].id"])
+    #expect(error.path == "name")
+    #expect(error.description.contains("(and 5 more problems; `marquee validate Pipelines/home.json` lists them)"), "\(error)")
+    // One problem alone reads as before.
+    let single = try #require(parseError(job(extra: #""base_url": 1"#)))
+    #expect(single.all.count == 1)
+    #expect(!single.description.contains("more problem"))
+  }
+
   @Test func schemaKeyForEditorsIsAccepted() throws {
     let parsed = try parse(job(extra: #""$schema": "../Pipelines/job.schema.json""#))
     #expect(parsed.name == "home")

@@ -21,6 +21,17 @@ public struct JobError: Error, CustomStringConvertible, Sendable, Equatable {
   public var path: String
   /// What is wrong and, where it helps, how to fix it. Starts lower-case.
   public var reason: String
+  /// Further problems found in the same pass, in document order (at most
+  /// one per part of the job: root keys, `name`, `base_url`, `settings`,
+  /// each banner). `marquee validate` lists them all.
+  public var more: [JobError] = []
+
+  /// This problem and the further ones, in document order.
+  public var all: [JobError] {
+    var first = self
+    first.more = []
+    return [first] + more.flatMap(\.all)
+  }
 
   /// Creates an error.
   ///
@@ -34,8 +45,12 @@ public struct JobError: Error, CustomStringConvertible, Sendable, Equatable {
     self.reason = reason
   }
 
-  /// `file: path: reason`, or `file: reason` when the path is empty.
+  /// `file: path: reason`, or `file: reason` when the path is empty; with
+  /// further problems, how many and where to see them.
   public var description: String {
-    path.isEmpty ? "\(file): \(reason)" : "\(file): \(path): \(reason)"
+    let first = path.isEmpty ? "\(file): \(reason)" : "\(file): \(path): \(reason)"
+    let others = all.count - 1
+    guard others > 0 else { return first }
+    return first + " (and \(others) more problem\(others == 1 ? "" : "s"); `marquee validate \(file)` lists them)"
   }
 }

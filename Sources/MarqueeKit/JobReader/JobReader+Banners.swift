@@ -23,17 +23,29 @@ extension JobDocumentValidator {
     guard let items = value as? [Any] else { throw mismatch("an array of banners", found: value, at: path) }
     guard !items.isEmpty else { throw fail(path, "needs at least one banner") }
 
+    // Every banner is checked, so one run reports a problem per banner; the
+    // first is thrown with the others in `JobError.more`.
     var specs: [BannerSpec] = []
+    var problems: [JobError] = []
     var firstUse: [String: String] = [:]  // id → JSON path of the banner
     for (index, item) in items.enumerated() {
-      let spec = try banner(item, at: JobJSON.path(path, index: index), settings: settings)
+      let spec: BannerSpec
+      do { spec = try banner(item, at: JobJSON.path(path, index: index), settings: settings) } catch {
+        problems.append(error)
+        continue
+      }
       if let earlier = firstUse[spec.id] {
-        throw fail(
+        problems.append(fail(
           JobJSON.path(spec.jsonPath, key: "id"),
-          "duplicate id \(JobJSON.quoted(spec.id)), already used by \(earlier); ids name output files and must be unique")
+          "duplicate id \(JobJSON.quoted(spec.id)), already used by \(earlier); ids name output files and must be unique"))
+        continue
       }
       firstUse[spec.id] = spec.jsonPath
       specs.append(spec)
+    }
+    if var first = problems.first {
+      first.more = Array(problems.dropFirst())
+      throw first
     }
     if specs.count > Self.recommendedMaxBanners {
       warnings.append(

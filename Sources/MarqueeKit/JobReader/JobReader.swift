@@ -144,29 +144,50 @@ struct JobDocumentValidator {
   /// The client keeps at most about this many items.
   static let recommendedMaxBanners = 10
 
+  /// Validates the whole document. Every part is checked even after one
+  /// fails (the root keys, `name`, `base_url`, `settings`, each banner),
+  /// so one run lists a problem per part; the first problem in document
+  /// order is thrown, carrying the others in `JobError.more`.
   func job(from root: Any) throws(JobError) -> Job {
     let object = try self.object(root, at: "")
-    try checkKeys(of: object, allowed: Self.rootKeys, at: "") { key in
-      if JobDocumentValidator.settingsKeys.contains(key) {
-        return "\(JobJSON.quoted(key)) is a setting: move it into \"settings\""
+    var problems: [JobError] = []
+    func collect<T>(_ body: () throws(JobError) -> T) -> T? {
+      do { return try body() } catch {
+        problems.append(error)
+        return nil
       }
-      if JobDocumentValidator.bannerKeys.contains(key) {
-        return "\(JobJSON.quoted(key)) belongs inside a banner in \"banners\""
-      }
-      return nil
     }
-
+    _ = collect { () throws(JobError) in
+      try checkKeys(of: object, allowed: Self.rootKeys, at: "") { key in
+        if JobDocumentValidator.settingsKeys.contains(key) {
+          return "\(JobJSON.quoted(key)) is a setting: move it into \"settings\""
+        }
+        if JobDocumentValidator.bannerKeys.contains(key) {
+          return "\(JobJSON.quoted(key)) belongs inside a banner in \"banners\""
+        }
+        return nil
+      }
+    }
     if let schema = object["$schema"] {
-      _ = try string(schema, at: JobJSON.path("", key: "$schema"))
+      _ = collect { () throws(JobError) in try string(schema, at: JobJSON.path("", key: "$schema")) }
     }
-    let name = try self.name(object["name"])
-    let baseURL = try self.baseURL(object["base_url"])
+    let name = collect { () throws(JobError) in try self.name(object["name"]) }
+    let baseURL = collect { () throws(JobError) in try self.baseURL(object["base_url"]) }
     var settings = JobSettings.default
-    if let value = object["settings"] {
-      settings = try self.settings(value)
+    if let value = object["settings"], let parsed = collect({ () throws(JobError) in try self.settings(value) }) {
+      settings = parsed
     }
     var warnings: [String] = []
-    let banners = try self.banners(object["banners"], settings: settings, warnings: &warnings)
+    let banners = collect { () throws(JobError) in
+      try self.banners(object["banners"], settings: settings, warnings: &warnings)
+    }
+    if var first = problems.first {
+      first.more = Array(problems.dropFirst())
+      throw first
+    }
+    guard let name, let baseURL, let banners else {
+      throw JobError(file: file, path: "", reason: "the job could not be read")
+    }
     return Job(
       name: name, baseURL: baseURL, settings: settings, banners: banners,
       jobFileURL: jobFileURL, warnings: warnings)

@@ -27,7 +27,7 @@ public enum JobValidator {
   public static func validate(jobAt url: URL) -> (job: Job?, problems: [JobProblem]) {
     let job: Job
     do { job = try JobReader().read(contentsOf: url) } catch {
-      return (nil, [JobProblem(file: error.file, path: error.path, reason: error.reason)])
+      return (nil, error.all.map { JobProblem(file: $0.file, path: $0.path, reason: $0.reason) })
     }
     return (job, checkSources(of: job, file: url.relativePath))
   }
