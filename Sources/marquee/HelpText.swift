@@ -63,8 +63,9 @@ enum HelpText {
     Options:
       -o, --out DIR         Output root (default: ./Output). Nothing is written outside it.
       -j, --jobs N          CPU budget (default: number of cores): N items in flight
-                            and at most N threads computing at once; --jobs 1 uses
-                            one core. The output is the same for any N.
+                            and at most N + 1 threads computing at once (one spare
+                            keeps N cores busy); --jobs 1 uses exactly one core.
+                            The output is the same for any N.
       --allow-partial       Publish the good items when some fail (default: keep the
                             old bundle; the good items stay stored for the rerun).
       --wait                When another run holds the bundle, wait for it instead of

@@ -87,4 +87,13 @@ import Testing
     #expect(CPUBudget(permits: 0).permits == 1)
     #expect(CPUBudget(permits: 3).libraryThreads == 3)
   }
+
+  @Test func jobsGetOneSpareThreadFromTwoUp() {
+    #expect(CPUBudget.forJobs(1).permits == 1)
+    #expect(CPUBudget.forJobs(1).libraryThreads == 1)
+    #expect(CPUBudget.forJobs(0).permits == 1)
+    #expect(CPUBudget.forJobs(2).permits == 3)
+    #expect(CPUBudget.forJobs(2).libraryThreads == 2)
+    #expect(CPUBudget.forJobs(8).permits == 9)
+  }
 }

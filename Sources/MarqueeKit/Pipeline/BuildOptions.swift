@@ -18,8 +18,8 @@ public struct BuildOptions: Sendable {
   /// Nothing is written outside it.
   public var outputRoot: URL
   /// The CPU budget (default: the number of cores): items in flight, and
-  /// permits of the run's `CPUBudget`, so at most this many threads compute
-  /// at once.
+  /// the run's `CPUBudget.forJobs(jobs)`: one computing thread for 1, one
+  /// more than `jobs` from 2 up.
   public var jobs: Int
   /// Publish the good items when some fail (default: keep the old bundle).
   public var allowPartial: Bool

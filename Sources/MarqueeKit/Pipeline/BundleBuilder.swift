@@ -54,13 +54,13 @@ struct BuildRun: Sendable {
   let bundle: URL
   let store: AssetStore
   let monitor = ProgressMonitor()
-  /// `--jobs` permits shared by every thread of the run (`CPUBudget`).
+  /// CPU permits shared by every thread of the run (`CPUBudget.forJobs`).
   let budget: CPUBudget
 
   init(job: Job, options: BuildOptions) {
     self.job = job
     self.options = options
-    budget = CPUBudget(permits: options.jobs)
+    budget = CPUBudget.forJobs(options.jobs)
     root = options.outputRoot.standardizedFileURL
     bundle = root.appendingPathComponent(job.name, isDirectory: true)
     store = AssetStore(outputRoot: root)
