@@ -342,7 +342,7 @@ struct CLITests {
     ])
     let result = try MarqueeCLI.run(["build", job.path, "--out", fixture.out.path])
     #expect(result.status == 1)
-    #expect(result.stderr.contains("gone: hash failed: file not found"), "\(result.stderr)")
+    #expect(result.stderr.contains("gone: hash failed: missing.mov: file not found"), "\(result.stderr)")
     #expect(!FileManager.default.fileExists(atPath: fixture.out.appendingPathComponent("home").path))
   }
 

@@ -66,9 +66,52 @@ struct LogsTests {
     #expect(!result.stdoutText.contains("\u{1B}") && !result.stderr.contains("\u{1B}"))
     let first = try #require(result.stdoutText.split(separator: "\n").first)
     #expect(first.range(of: #"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ "#, options: .regularExpression) != nil, "\(first)")
-    #expect(result.stderr.contains("error: gone: hash failed: file not found"), "\(result.stderr)")
+    #expect(result.stderr.contains("error: gone: hash failed: gone.png: file not found"), "\(result.stderr)")
     for header in ["ITEM", "KIND", "STATUS", "FILES", "SIZE", "TIME"] { #expect(result.stdoutText.contains(header)) }
     #expect(result.stdoutText.contains("Published"))
+  }
+
+  @Test("item errors name the item and the source as written: plain lines, JSON lines, terminal")
+  func itemErrorsNameTheSource() throws {
+    let fixture = try BatchFixture("logs-source")
+    defer { fixture.remove() }
+    let media = fixture.dir.appendingPathComponent("media")
+    try FileManager.default.createDirectory(at: media, withIntermediateDirectories: true)
+    try FileManager.default.createDirectory(at: media.appendingPathComponent("folder.png"), withIntermediateDirectories: true)
+    try Data("junk".utf8).write(to: media.appendingPathComponent("junk.mp4"))
+    try Data("not a picture".utf8).write(to: media.appendingPathComponent("bad.png"))
+    try fixture.png("media/b.png")
+    let job = try fixture.job([
+      ["id": "a", "type": "image", "source": "media/nope.jpg"],
+      ["id": "dir", "type": "image", "source": "media/folder.png"],
+      ["id": "j", "type": "video", "source": "media/junk.mp4"],
+      ["id": "bad", "type": "image", "source": "media/bad.png"],
+      ["id": "b", "type": "image", "source": "media/b.png"],
+    ]).path
+
+    let plain = try MarqueeCLI.run(["build", job, "--out", fixture.out.path])
+    #expect(plain.status == 1)
+    #expect(plain.stderr.contains("error: a: hash failed: media/nope.jpg: file not found"), "\(plain.stderr)")
+    #expect(plain.stderr.contains("error: dir: hash failed: media/folder.png: is a folder, not a media file"), "\(plain.stderr)")
+    let junk = plain.stderr.split(separator: "\n").first { $0.contains("error: j: encode failed") }
+    #expect(junk?.contains("s: media/junk.mp4: ") == true, "\(plain.stderr)")
+    let bad = plain.stderr.split(separator: "\n").first { $0.contains("error: bad: encode failed") }
+    #expect(bad?.contains("s: media/bad.png: ") == true, "\(plain.stderr)")
+    #expect(!plain.stderr.contains("media/bad.png: bad.png:"), "file named twice: \(plain.stderr)")
+    let errors = plain.stderr.split(separator: "\n").filter { $0.contains(" error: ") }
+    #expect(errors.count == 4 && !errors.contains { $0.contains(fixture.dir.path) }, "absolute path in an item error: \(errors)")
+
+    let json = try MarqueeCLI.run(["build", job, "--out", fixture.out.path, "--log-format", "json"])
+    let objects = Self.jsonLines(json.stdoutText).compactMap(\.object)
+    let failure = try #require(objects.first { $0["item"] as? String == "a" && $0["event"] as? String == "failed" })
+    #expect(failure["stage"] as? String == "hash")
+    #expect(failure["error"] as? String == "media/nope.jpg: file not found")
+    #expect(failure["source"] as? String == "media/nope.jpg")
+    let encode = try #require(objects.first { $0["item"] as? String == "j" && $0["event"] as? String == "failed" })
+    #expect((encode["error"] as? String)?.hasPrefix("media/junk.mp4: ") == true, "\(encode)")
+
+    let terminal = try Self.onTerminal(["build", job, "--out", fixture.out.path], environment: ["NO_COLOR": "1"])
+    #expect(terminal.contains("failed: media/nope.jpg: file not found"), "\(terminal)")
   }
 
   @Test("--quiet prints nothing for a good run, only errors for a bad one")

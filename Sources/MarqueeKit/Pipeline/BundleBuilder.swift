@@ -219,7 +219,7 @@ struct BuildRun: Sendable {
         throw BundleError(kind: .io, reason: "cannot switch \(bundle.path) into place: \(error)")
       }
       for f in failed {
-        let text = "published without \(f.outcome.id) (--allow-partial): \(f.outcome.failure?.reason ?? "failed")"
+        let text = "published without \(f.outcome.id) (--allow-partial): \(f.outcome.failure?.sourceAndReason ?? "failed")"
         report.warnings.append(text)
         emit(.warning, item: f.outcome.id, .publish, .warning, message: text)
       }
@@ -268,7 +268,7 @@ struct BuildRun: Sendable {
     let hashStart = Date()
     let fingerprints = await Self.boundedMap(selected, limit: options.jobs, budget: budget) { i -> Result<ItemFingerprint, ItemFailure> in
       let spec = specs[i]
-      do {
+      do throws(StoreError) {
         let digest = try store.sourceDigest(spec.source)
         return .success(ItemFingerprint(spec: spec, settings: settings, sourceDigest: digest))
       } catch {
@@ -285,7 +285,7 @@ struct BuildRun: Sendable {
       switch fingerprints[n] {
       case .failure(let failure):
         states[i].fail(failure)
-        emit(.error, item: spec.id, .hash, .failed, error: failure.reason)
+        emit(.error, item: spec.id, .hash, .failed, error: failure.sourceAndReason, fields: ["source": failure.source])
       case .success(let fp):
         states[i].outcome.fingerprint = fp.hash
         states[i].outcome.folder = Self.bundleFolder(spec, fp.hash)
@@ -305,7 +305,8 @@ struct BuildRun: Sendable {
           states[i].fail(ItemFailure(
             id: spec.id, source: spec.sourceText,
             reason: "not in the store (\(fp.shortHash)): no shard has built it; run every `marquee build --shard i/n` first"))
-          emit(.error, item: spec.id, .store, .failed, error: states[i].outcome.failure?.reason)
+          emit(.error, item: spec.id, .store, .failed, error: states[i].outcome.failure?.sourceAndReason,
+               fields: ["source": spec.sourceText])
           continue
         }
         if toBuild[fp.hash] == nil { buildOrder.append(fp.hash) }
@@ -353,10 +354,16 @@ struct BuildRun: Sendable {
     "\(spec.kind == .video ? "videos" : "images")/\(spec.id)-\(hash.prefix(16))"
   }
 
-  static func sourceProblem(_ spec: BannerSpec, _ error: any Error) -> String {
-    if !FileManager.default.fileExists(atPath: spec.source.path) { return "file not found" }
-    if !FileManager.default.isReadableFile(atPath: spec.source.path) { return "file cannot be read (permissions)" }
-    return "\(error)"
+  /// Why a source could not be fingerprinted, in `validate`'s words and
+  /// without its path: the failure names the source as written in the job.
+  static func sourceProblem(_ spec: BannerSpec, _ error: StoreError) -> String {
+    let path = spec.source.path
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return "file not found" }
+    if isDirectory.boolValue { return "is a folder, not a media file" }
+    if !FileManager.default.isReadableFile(atPath: path) { return "file cannot be read (permissions)" }
+    let text = error.description
+    return text.hasPrefix(path + ": ") ? String(text.dropFirst(path.count + 2)) : text
   }
 
   /// Builds one item into a store temporary folder, checks its outputs and
@@ -416,7 +423,8 @@ struct BuildRun: Sendable {
         FileSystem.remove(scratch)
       }
       let seconds = Date().timeIntervalSince(start)
-      emit(.error, item: spec.id, .encode, .failed, duration: seconds, error: failure.reason)
+      emit(.error, item: spec.id, .encode, .failed, duration: seconds, error: failure.sourceAndReason,
+           fields: ["source": failure.source])
       return BuiltObject(record: nil, failure: failure, seconds: seconds)
     }
   }

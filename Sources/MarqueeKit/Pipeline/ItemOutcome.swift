@@ -21,6 +21,10 @@ public struct ItemFailure: Error, CustomStringConvertible, Sendable {
   }
 
   public var description: String { "\(id): \(source): \(reason)" }
+
+  /// `<source>: <reason>`: the failure without the id, for a log event
+  /// that carries the id in its own field.
+  public var sourceAndReason: String { "\(source): \(reason)" }
 }
 
 /// What happened to one banner of a run.
