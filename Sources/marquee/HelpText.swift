@@ -77,7 +77,8 @@ enum HelpText {
       -v, --verbose         Also print FFmpeg's warnings and debug events.
       --log-format FORMAT   text (default: live progress on a terminal, plain lines
                             otherwise), plain, or json (one object per line on stdout:
-                            time, level, item, stage, event, duration, error, …).
+                            time, level, item, stage, event, duration, error,
+                            message, …).
 
     \(exitCodes)
 

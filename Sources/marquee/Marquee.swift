@@ -162,7 +162,7 @@ struct VerifyCommand {
     for w in report.warnings { reporter.say(.warning, .verify, .warning, message: w) }
     for v in report.violations {
       if reporter.mode == .json {
-        reporter.say(.error, .verify, .violation, item: v.item, error: v.problem, fields: ["file": v.file])
+        reporter.say(.error, .verify, .violation, item: v.item, message: v.description, error: v.problem, fields: ["file": v.file])
       } else {
         Console.shared.err("error: \(v.description)\n")
       }
@@ -190,7 +190,7 @@ struct ValidateCommand {
     let (parsed, problems) = JobValidator.validate(jobAt: URL(fileURLWithPath: job))
     for p in problems {
       if reporter.mode == .json {
-        reporter.say(.error, .run, .failed, error: p.reason, fields: ["file": p.file, "path": p.path])
+        reporter.say(.error, .run, .failed, message: p.description, error: p.reason, fields: ["file": p.file, "path": p.path])
       } else {
         Console.shared.err("error: \(p.description)\n")
       }

@@ -14,7 +14,10 @@ struct LogsTests {
     }
   }
 
-  @Test("--log-format json: every stdout line is one JSON object with time, item, stage, event, duration, error")
+  /// The keys the README promises on every JSON line.
+  static let documentedKeys = ["time", "level", "item", "stage", "event", "duration", "error", "message"]
+
+  @Test("--log-format json: every stdout line is one JSON object with every documented key, message included")
   func jsonLogLinesParse() throws {
     let fixture = try BatchFixture("logs-json")
     defer { fixture.remove() }
@@ -29,17 +32,23 @@ struct LogsTests {
     for arguments in [["build", job, "--out", fixture.out.path, "--log-format", "json", "--verbose"],
                       ["build", job, "--out", fixture.out.path, "--log-format", "json", "--allow-partial"],
                       ["verify", fixture.out.appendingPathComponent("home").path, "--log-format", "json"],
+                      ["verify", fixture.dir.path, "--log-format", "json"],
                       ["validate", job, "--log-format", "json"]] {
       let result = try MarqueeCLI.run(arguments)
       let lines = Self.jsonLines(result.stdoutText)
       #expect(!lines.isEmpty)
       for (line, object) in lines {
         let o = try #require(object, "not JSON: \(line)")
-        for key in ["time", "level", "item", "stage", "event", "duration", "error"] {
+        for key in Self.documentedKeys {
           #expect(o.keys.contains(key), "\(key) missing: \(line)")
         }
         let time = try #require(o["time"] as? String)
         #expect(time.hasSuffix("Z") && time.count == 24, "time \(time)")
+        let message = o["message"] as? String ?? ""
+        #expect(!message.isEmpty, "empty message: \(line)")
+        if let error = o["error"] as? String {
+          #expect(message.contains(error), "the message does not say what failed: \(line)")
+        }
       }
       #expect(!result.stderr.contains("{"), "JSON went to stderr: \(result.stderr)")
     }
@@ -176,5 +185,16 @@ struct LogsTests {
     #expect(line.hasPrefix("{\"time\":"))
     #expect(!line.contains("\n"))
     #expect(LogLine.json(BuildEvent(stage: .run, event: .summary)).contains("\"item\":null,\"stage\":\"run\",\"event\":\"summary\",\"duration\":null,\"error\":null"))
+  }
+
+  @Test("an event without a message still has one in JSON: what happened, and for an error what failed")
+  func jsonMessageAlwaysPresent() throws {
+    let failed = BuildEvent(level: .error, item: "a", stage: .hash, event: .failed, error: "media/nope.jpg: file not found")
+    let object = try #require(try JSONSerialization.jsonObject(with: Data(LogLine.json(failed).utf8)) as? [String: Any])
+    #expect(object["message"] as? String == "hash failed: media/nope.jpg: file not found")
+    let verified = BuildEvent(level: .debug, item: "a", stage: .verify, event: .finished, duration: 0.25)
+    let line = try #require(try JSONSerialization.jsonObject(with: Data(LogLine.json(verified).utf8)) as? [String: Any])
+    #expect(line["message"] as? String == "verify finished")
+    #expect(LogLine.json(verified).contains("\"error\":null,\"message\":"))
   }
 }

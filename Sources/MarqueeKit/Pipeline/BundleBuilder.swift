@@ -410,7 +410,8 @@ struct BuildRun: Sendable {
                           reason: "outputs fail verification: " + violations.map { "\($0.file): \($0.problem)" }.joined(separator: "; "))
       }
       record.verified = true
-      emit(.debug, item: spec.id, .verify, .finished, duration: Date().timeIntervalSince(verifyStart))
+      emit(.debug, item: spec.id, .verify, .finished, duration: Date().timeIntervalSince(verifyStart),
+           message: "\(record.files.count) output file(s) decoded and checked")
       record = try store.commit(scratch: folder, produced: produced, record: record, replacing: options.forceRebuild)
       emit(.debug, item: spec.id, .store, .finished, message: String(hash.prefix(16)))
       CrashPoint.itemStored.hit()
