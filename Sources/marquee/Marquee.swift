@@ -95,6 +95,7 @@ struct BuildCommand {
 
   func run() async -> ExitCode {
     let reporter = Reporter(output: arguments.output)
+    reporter.takeOverMediaLog()
     let job: Job
     do { job = try JobReader().read(contentsOf: URL(fileURLWithPath: arguments.job)) } catch {
       reporter.say(.error, .run, .failed, error: error.description)
@@ -151,6 +152,7 @@ struct VerifyCommand {
 
   func run() -> ExitCode {
     let reporter = Reporter(output: output)
+    reporter.takeOverMediaLog()
     let url = URL(fileURLWithPath: bundle)
     var isDirectory: ObjCBool = false
     guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue else {
@@ -187,6 +189,7 @@ struct ValidateCommand {
 
   func run() -> ExitCode {
     let reporter = Reporter(output: output)
+    reporter.takeOverMediaLog()
     let (parsed, problems) = JobValidator.validate(jobAt: URL(fileURLWithPath: job))
     for p in problems {
       if reporter.mode == .json {

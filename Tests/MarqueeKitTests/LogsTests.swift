@@ -3,6 +3,7 @@ import MarqueeTestSupport
 import Testing
 
 @testable import MarqueeKit
+@testable import MediaIO
 
 /// What runs print: JSON lines for log shippers, plain lines for cron
 /// mail, a live display on a terminal; `--quiet`; `NO_COLOR`.
@@ -196,5 +197,90 @@ struct LogsTests {
     let line = try #require(try JSONSerialization.jsonObject(with: Data(LogLine.json(verified).utf8)) as? [String: Any])
     #expect(line["message"] as? String == "verify finished")
     #expect(LogLine.json(verified).contains("\"error\":null,\"message\":"))
+  }
+
+  /// A GIF whose trailer is not a block label FFmpeg knows (it logs
+  /// "invalid block label" or similar).
+  static func corruptGIF() -> Data {
+    var data = SyntheticGIF.make(
+      width: 32, height: 32, palette: [(0, 0, 0), (255, 0, 0)],
+      frames: [.init(width: 32, height: 32, indices: [UInt8](repeating: 1, count: 1024), disposal: 1, transparentIndex: nil,
+                     delayCentiseconds: 10),
+               .init(width: 32, height: 32, indices: [UInt8](repeating: 0, count: 1024), disposal: 1, transparentIndex: nil,
+                     delayCentiseconds: 10)])
+    data.removeLast()
+    data.append(contentsOf: [0x99, 0x12, 0x34])
+    return data
+  }
+
+  /// What a `MediaLog` handler received.
+  final class Received: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: [MediaLog.Message] = []
+    func append(_ m: MediaLog.Message) { lock.lock(); stored.append(m); lock.unlock() }
+    var messages: [MediaLog.Message] { lock.lock(); defer { lock.unlock() }; return stored }
+  }
+
+  @Test("FFmpeg's log pieces are joined into whole lines, per thread; blank lines dropped")
+  func mediaLogLines() {
+    let sink = MediaLogSink()
+    let received = Received()
+    sink.setHandler { received.append($0) }
+    sink.receive("Last message ", severity: .warning, component: "gif")
+    sink.receive("in two pieces\nand a second line\n", severity: .warning, component: "gif")
+    sink.receive("  \n", severity: .error, component: nil)
+    sink.receive("unfinished", severity: .error, component: nil)
+    #expect(received.messages == [
+      MediaLog.Message(severity: .warning, component: "gif", text: "Last message in two pieces"),
+      MediaLog.Message(severity: .warning, component: "gif", text: "and a second line"),
+    ])
+    sink.receive(", now finished\n", severity: .warning, component: "h264")
+    #expect(received.messages.last == MediaLog.Message(severity: .error, component: nil, text: "unfinished, now finished"))
+    // Two threads logging at once keep their own lines.
+    DispatchQueue.concurrentPerform(iterations: 2) { t in
+      for i in 0..<200 {
+        sink.receive("thread \(t) ", severity: .warning, component: nil)
+        sink.receive("line \(i)\n", severity: .warning, component: nil)
+      }
+    }
+    let lines = received.messages.dropFirst(3).map(\.text)
+    #expect(lines.count == 400)
+    #expect(lines.allSatisfy { $0.range(of: #"^thread [01] line \d+$"#, options: .regularExpression) != nil }, "\(lines)")
+  }
+
+  @Test("--verbose --log-format json: FFmpeg's own messages are JSON lines too; every stdout and stderr line parses")
+  func ffmpegMessagesAsJSON() throws {
+    let fixture = try BatchFixture("logs-ffmpeg")
+    defer { fixture.remove() }
+    try fixture.clip("a.mp4")
+    try Data("junk".utf8).write(to: fixture.dir.appendingPathComponent("junk.mp4"))
+    try Self.corruptGIF().write(to: fixture.dir.appendingPathComponent("bad.gif"))
+    let job = try fixture.job([
+      ["id": "a", "type": "video", "source": "a.mp4"],
+      ["id": "junk", "type": "video", "source": "junk.mp4"],
+      ["id": "gif", "type": "image", "source": "bad.gif"],
+    ]).path
+    let verbose = try MarqueeCLI.run(["build", job, "--out", fixture.out.path, "--log-format", "json", "--verbose"])
+    var objects: [[String: Any]] = []
+    for (line, object) in Self.jsonLines(verbose.stdoutText) + Self.jsonLines(verbose.stderr) {
+      let o = try #require(object, "not JSON: \(line)")
+      for key in Self.documentedKeys { #expect(o.keys.contains(key), "\(key) missing: \(line)") }
+      objects.append(o)
+    }
+    let ffmpeg = objects.filter { $0["stage"] as? String == "ffmpeg" }
+    #expect(ffmpeg.contains { ($0["message"] as? String)?.contains("moov atom not found") == true }, "\(verbose.stdoutText)")
+    #expect(ffmpeg.contains { $0["component"] as? String == "gif" && $0["message"] as? String == "invalid block label" },
+            "\(verbose.stdoutText)")
+    for o in ffmpeg {
+      #expect(["error", "warning"].contains(o["level"] as? String ?? ""), "\(o)")
+      #expect((o["message"] as? String)?.isEmpty == false && (o["message"] as? String)?.contains("\n") == false, "\(o)")
+    }
+    #expect(verbose.stderr.isEmpty, "stderr in JSON mode: \(verbose.stderr)")
+
+    let quiet = try MarqueeCLI.run(["build", job, "--out", fixture.out.path, "--log-format", "json", "--rebuild"])
+    #expect(quiet.stderr.isEmpty, "\(quiet.stderr)")
+    let lines = Self.jsonLines(quiet.stdoutText)
+    #expect(lines.allSatisfy { $0.object != nil })
+    #expect(!lines.contains { $0.object?["stage"] as? String == "ffmpeg" }, "FFmpeg messages without --verbose")
   }
 }
