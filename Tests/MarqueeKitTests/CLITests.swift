@@ -259,6 +259,16 @@ struct CLITests {
     #expect(help.stdoutText.hasPrefix("Usage: marquee verify"))
   }
 
+  @Test("marquee without a command prints the usage on stderr and exits 2")
+  func noCommand() throws {
+    let result = try MarqueeCLI.run([])
+    #expect(result.status == 2)
+    #expect(result.stdout.isEmpty, "\(result.stdoutText)")
+    #expect(result.stderr.hasPrefix("error: "), "\(result.stderr)")
+    #expect(result.stderr.contains("Usage: marquee <command>"), "\(result.stderr)")
+    #expect(result.stderr.contains("marquee --help"))
+  }
+
   @Test("--version prints the version")
   func version() throws {
     let result = try MarqueeCLI.run(["--version"])
