@@ -133,8 +133,10 @@ struct BuildCommand {
         "Published \(manifest)"
       } else if case .shard(let s) = options.mode {
         "Shard \(s): items stored in \(options.outputRoot.appendingPathComponent(".marquee/store").path); run `marquee merge` when every shard has finished"
-      } else {
+      } else if report.hadBundle {
         "Not published: \(report.bundle.path) is unchanged"
+      } else {
+        "Not published: no bundle at \(report.bundle.path) yet"
       }
     reporter.summary(report, published: outcome)
     if report.ioError != nil { return .io }

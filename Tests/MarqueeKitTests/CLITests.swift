@@ -356,6 +356,34 @@ struct CLITests {
     #expect(!FileManager.default.fileExists(atPath: fixture.out.appendingPathComponent("home").path))
   }
 
+  @Test("a build that publishes nothing says whether a bundle is kept or none exists yet")
+  func notPublishedWording() throws {
+    let fixture = try BatchFixture("not-published")
+    defer { fixture.remove() }
+    try fixture.png("b.png")
+    let bundle = fixture.out.appendingPathComponent("home").path
+    let bad = try fixture.job([
+      ["id": "gone", "type": "image", "source": "missing.png"],
+      ["id": "b", "type": "image", "source": "b.png"],
+    ], file: "bad.json").path
+    let first = try MarqueeCLI.run(["build", bad, "--out", fixture.out.path])
+    #expect(first.status == 1)
+    #expect(first.stdoutText.contains("Not published: no bundle at \(bundle) yet"), "\(first.stdoutText)")
+    #expect(!first.stdoutText.contains("unchanged") && !first.stderr.contains("unchanged"), "\(first.stdoutText)\(first.stderr)")
+    let json = try MarqueeCLI.run(["build", bad, "--out", fixture.out.path, "--log-format", "json"])
+    let notPublished = json.stdoutText.split(separator: "\n").first { $0.contains("\"not_published\"") }
+    #expect(notPublished?.contains("no bundle at \(bundle) yet") == true, "\(json.stdoutText)")
+    let merge = try MarqueeCLI.run(["merge", bad, "--out", fixture.out.path])
+    #expect(merge.stdoutText.contains("Not published: no bundle at \(bundle) yet"), "\(merge.stdoutText)")
+
+    let good = try fixture.job([["id": "b", "type": "image", "source": "b.png"]]).path
+    #expect(try MarqueeCLI.run(["build", good, "--out", fixture.out.path]).status == 0)
+    let again = try MarqueeCLI.run(["build", bad, "--out", fixture.out.path])
+    #expect(again.status == 1)
+    #expect(again.stdoutText.contains("Not published: \(bundle) is unchanged"), "\(again.stdoutText)")
+    #expect(again.stderr.contains("the previous bundle is unchanged"), "\(again.stderr)")
+  }
+
   @Test("the job schema in Pipelines/ is valid JSON and knows every key the reader accepts")
   func jobSchema() throws {
     let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

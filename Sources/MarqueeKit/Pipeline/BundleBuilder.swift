@@ -131,9 +131,15 @@ struct BuildRun: Sendable {
       throw BundleError(kind: .io, reason: problem)
     }
 
+    // Whether there is a bundle a failed run leaves in place (read under
+    // the lock, so no other run publishes meanwhile).
+    let hadBundle = FileManager.default.fileExists(atPath: bundle.appendingPathComponent("banners.json").path)
+    let unchanged = hadBundle ? "the previous bundle is unchanged" : "no bundle at \(bundle.path) yet"
+
     // 2–3. Fingerprint, then build or reuse.
     var outcomes = await produceItems(shard: shard)
     var report = BuildReport(bundle: bundle, items: outcomes.map(\.outcome), published: false, warnings: job.warnings)
+    report.hadBundle = hadBundle
     func finish(_ published: Bool) -> BuildReport {
       report.items = outcomes.map(\.outcome)
       report.published = published
@@ -155,15 +161,15 @@ struct BuildRun: Sendable {
       let failed = outcomes.filter { $0.outcome.status == .failed }
       let good = outcomes.filter { $0.record != nil && $0.outcome.status != .failed }
       if let io = report.ioError {
-        notPublished("the output cannot be written (\(io)); the previous bundle is unchanged", &report)
+        notPublished("the output cannot be written (\(io)); \(unchanged)", &report)
         return finish(false)
       }
       if good.isEmpty {
-        notPublished("no item was built; the previous bundle is unchanged", &report)
+        notPublished("no item was built; \(unchanged)", &report)
         return finish(false)
       }
       if !failed.isEmpty && !options.allowPartial {
-        notPublished("\(failed.count) item(s) failed; the previous bundle is unchanged (the \(good.count) good item(s) are kept in the store for the rerun; --allow-partial publishes them)", &report)
+        notPublished("\(failed.count) item(s) failed; \(unchanged) (the \(good.count) good item(s) are kept in the store for the rerun; --allow-partial publishes them)", &report)
         return finish(false)
       }
       let staging = stagingFolder.appendingPathComponent("\(job.name).\(UUID().uuidString.lowercased())", isDirectory: true)
@@ -173,7 +179,7 @@ struct BuildRun: Sendable {
         FileSystem.remove(staging)
         if error.isIO {
           report.ioError = error.description
-          notPublished("the output cannot be written (\(error)); the previous bundle is unchanged", &report)
+          notPublished("the output cannot be written (\(error)); \(unchanged)", &report)
           return finish(false)
         }
         throw BundleError(kind: .verification, reason: "cannot assemble the bundle: \(error)")
@@ -204,7 +210,7 @@ struct BuildRun: Sendable {
                                        reason: "the bundle fails verification: \(problems)"))
         }
         if unattributed || !options.allowPartial || attempt == 1 {
-          notPublished("the staged bundle fails verification (\(verification.violations.count) problem(s)); the previous bundle is unchanged", &report)
+          notPublished("the staged bundle fails verification (\(verification.violations.count) problem(s)); \(unchanged)", &report)
           return finish(false)
         }
         continue
