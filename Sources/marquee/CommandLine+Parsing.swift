@@ -62,9 +62,10 @@ enum ArgumentParser {
 
   /// Parses `arguments` (without the program name).
   ///
-  /// - Throws: `UsageError` naming the problem and the command.
+  /// - Throws: `UsageError` naming the problem and the command (also when
+  ///   there is no command at all).
   static func parse(_ arguments: [String]) throws(UsageError) -> Command {
-    guard let first = arguments.first else { return .help(topic: nil) }
+    guard let first = arguments.first else { throw UsageError(message: "no command given", command: nil) }
     var cursor = Cursor(arguments: Array(arguments.dropFirst()), command: first)
     switch first {
     case "-h", "--help", "help":

@@ -75,10 +75,12 @@ enum HelpText {
       --rebuild             Encode every item again instead of reusing stored outputs
                             (after changing Marquee's code without a new version).
       -q, --quiet           Print warnings and errors only.
-      -v, --verbose         Also print FFmpeg's warnings and debug events.
+      -v, --verbose         Also print FFmpeg's warnings (JSON lines with stage "ffmpeg"
+                            under --log-format json) and debug events.
       --log-format FORMAT   text (default: live progress on a terminal, plain lines
                             otherwise), plain, or json (one object per line on stdout:
-                            time, level, item, stage, event, duration, error, …).
+                            time, level, item, stage, event, duration, error,
+                            message, …).
 
     \(exitCodes)
 

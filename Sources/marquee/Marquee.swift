@@ -95,6 +95,7 @@ struct BuildCommand {
 
   func run() async -> ExitCode {
     let reporter = Reporter(output: arguments.output)
+    reporter.takeOverMediaLog()
     let job: Job
     do { job = try JobReader().read(contentsOf: URL(fileURLWithPath: arguments.job)) } catch {
       reporter.say(.error, .run, .failed, error: error.description)
@@ -132,8 +133,10 @@ struct BuildCommand {
         "Published \(manifest)"
       } else if case .shard(let s) = options.mode {
         "Shard \(s): items stored in \(options.outputRoot.appendingPathComponent(".marquee/store").path); run `marquee merge` when every shard has finished"
-      } else {
+      } else if report.hadBundle {
         "Not published: \(report.bundle.path) is unchanged"
+      } else {
+        "Not published: no bundle at \(report.bundle.path) yet"
       }
     reporter.summary(report, published: outcome)
     if report.ioError != nil { return .io }
@@ -151,6 +154,7 @@ struct VerifyCommand {
 
   func run() -> ExitCode {
     let reporter = Reporter(output: output)
+    reporter.takeOverMediaLog()
     let url = URL(fileURLWithPath: bundle)
     var isDirectory: ObjCBool = false
     guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue else {
@@ -162,7 +166,7 @@ struct VerifyCommand {
     for w in report.warnings { reporter.say(.warning, .verify, .warning, message: w) }
     for v in report.violations {
       if reporter.mode == .json {
-        reporter.say(.error, .verify, .violation, item: v.item, error: v.problem, fields: ["file": v.file])
+        reporter.say(.error, .verify, .violation, item: v.item, message: v.description, error: v.problem, fields: ["file": v.file])
       } else {
         Console.shared.err("error: \(v.description)\n")
       }
@@ -187,10 +191,11 @@ struct ValidateCommand {
 
   func run() -> ExitCode {
     let reporter = Reporter(output: output)
+    reporter.takeOverMediaLog()
     let (parsed, problems) = JobValidator.validate(jobAt: URL(fileURLWithPath: job))
     for p in problems {
       if reporter.mode == .json {
-        reporter.say(.error, .run, .failed, error: p.reason, fields: ["file": p.file, "path": p.path])
+        reporter.say(.error, .run, .failed, message: p.description, error: p.reason, fields: ["file": p.file, "path": p.path])
       } else {
         Console.shared.err("error: \(p.description)\n")
       }

@@ -36,6 +36,26 @@ final class Reporter: @unchecked Sendable {
     }
   }
 
+  /// In JSON mode, takes FFmpeg's own messages (`--verbose`) off stderr and
+  /// writes them as JSON lines like any event: stage `ffmpeg`, event `log`,
+  /// the line as `message`, the FFmpeg component as `component`. A log
+  /// collected with `2>&1` then stays one JSON object per line. In the
+  /// other modes FFmpeg keeps printing to stderr itself.
+  func takeOverMediaLog() {
+    guard mode == .json else { return }
+    MediaLog.route { [self] m in
+      let level: BuildEvent.Level =
+        switch m.severity {
+        case .error: .error
+        case .warning: .warning
+        case .info: .info
+        case .debug: .debug
+        }
+      handle(BuildEvent(level: level, stage: .ffmpeg, event: .log, message: m.text,
+                        fields: m.component.map { ["component": $0] } ?? [:]))
+    }
+  }
+
   /// Sizes the id column to the job's longest id.
   func prepare(ids: [String]) {
     idWidth = min(32, max(8, ids.map(\.count).max() ?? 8))

@@ -261,6 +261,16 @@ struct CLITests {
     #expect(help.stdoutText.hasPrefix("Usage: marquee verify"))
   }
 
+  @Test("marquee without a command prints the usage on stderr and exits 2")
+  func noCommand() throws {
+    let result = try MarqueeCLI.run([])
+    #expect(result.status == 2)
+    #expect(result.stdout.isEmpty, "\(result.stdoutText)")
+    #expect(result.stderr.hasPrefix("error: "), "\(result.stderr)")
+    #expect(result.stderr.contains("Usage: marquee <command>"), "\(result.stderr)")
+    #expect(result.stderr.contains("marquee --help"))
+  }
+
   @Test("--version prints the version")
   func version() throws {
     let result = try MarqueeCLI.run(["--version"])
@@ -344,8 +354,36 @@ struct CLITests {
     ])
     let result = try MarqueeCLI.run(["build", job.path, "--out", fixture.out.path])
     #expect(result.status == 1)
-    #expect(result.stderr.contains("gone: hash failed: file not found"), "\(result.stderr)")
+    #expect(result.stderr.contains("gone: hash failed: missing.mov: file not found"), "\(result.stderr)")
     #expect(!FileManager.default.fileExists(atPath: fixture.out.appendingPathComponent("home").path))
+  }
+
+  @Test("a build that publishes nothing says whether a bundle is kept or none exists yet")
+  func notPublishedWording() throws {
+    let fixture = try BatchFixture("not-published")
+    defer { fixture.remove() }
+    try fixture.png("b.png")
+    let bundle = fixture.out.appendingPathComponent("home").path
+    let bad = try fixture.job([
+      ["id": "gone", "type": "image", "source": "missing.png"],
+      ["id": "b", "type": "image", "source": "b.png"],
+    ], file: "bad.json").path
+    let first = try MarqueeCLI.run(["build", bad, "--out", fixture.out.path])
+    #expect(first.status == 1)
+    #expect(first.stdoutText.contains("Not published: no bundle at \(bundle) yet"), "\(first.stdoutText)")
+    #expect(!first.stdoutText.contains("unchanged") && !first.stderr.contains("unchanged"), "\(first.stdoutText)\(first.stderr)")
+    let json = try MarqueeCLI.run(["build", bad, "--out", fixture.out.path, "--log-format", "json"])
+    let notPublished = json.stdoutText.split(separator: "\n").first { $0.contains("\"not_published\"") }
+    #expect(notPublished?.contains("no bundle at \(bundle) yet") == true, "\(json.stdoutText)")
+    let merge = try MarqueeCLI.run(["merge", bad, "--out", fixture.out.path])
+    #expect(merge.stdoutText.contains("Not published: no bundle at \(bundle) yet"), "\(merge.stdoutText)")
+
+    let good = try fixture.job([["id": "b", "type": "image", "source": "b.png"]]).path
+    #expect(try MarqueeCLI.run(["build", good, "--out", fixture.out.path]).status == 0)
+    let again = try MarqueeCLI.run(["build", bad, "--out", fixture.out.path])
+    #expect(again.status == 1)
+    #expect(again.stdoutText.contains("Not published: \(bundle) is unchanged"), "\(again.stdoutText)")
+    #expect(again.stderr.contains("the previous bundle is unchanged"), "\(again.stderr)")
   }
 
   @Test("the job schema in Pipelines/ is valid JSON and knows every key the reader accepts")

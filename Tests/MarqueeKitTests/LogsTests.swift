@@ -3,6 +3,7 @@ import MarqueeTestSupport
 import Testing
 
 @testable import MarqueeKit
+@testable import MediaIO
 
 /// What runs print: JSON lines for log shippers, plain lines for cron
 /// mail, a live display on a terminal; `--quiet`; `NO_COLOR`.
@@ -14,7 +15,10 @@ struct LogsTests {
     }
   }
 
-  @Test("--log-format json: every stdout line is one JSON object with time, item, stage, event, duration, error")
+  /// The keys the README promises on every JSON line.
+  static let documentedKeys = ["time", "level", "item", "stage", "event", "duration", "error", "message"]
+
+  @Test("--log-format json: every stdout line is one JSON object with every documented key, message included")
   func jsonLogLinesParse() throws {
     let fixture = try BatchFixture("logs-json")
     defer { fixture.remove() }
@@ -29,17 +33,23 @@ struct LogsTests {
     for arguments in [["build", job, "--out", fixture.out.path, "--log-format", "json", "--verbose"],
                       ["build", job, "--out", fixture.out.path, "--log-format", "json", "--allow-partial"],
                       ["verify", fixture.out.appendingPathComponent("home").path, "--log-format", "json"],
+                      ["verify", fixture.dir.path, "--log-format", "json"],
                       ["validate", job, "--log-format", "json"]] {
       let result = try MarqueeCLI.run(arguments)
       let lines = Self.jsonLines(result.stdoutText)
       #expect(!lines.isEmpty)
       for (line, object) in lines {
         let o = try #require(object, "not JSON: \(line)")
-        for key in ["time", "level", "item", "stage", "event", "duration", "error"] {
+        for key in Self.documentedKeys {
           #expect(o.keys.contains(key), "\(key) missing: \(line)")
         }
         let time = try #require(o["time"] as? String)
         #expect(time.hasSuffix("Z") && time.count == 24, "time \(time)")
+        let message = o["message"] as? String ?? ""
+        #expect(!message.isEmpty, "empty message: \(line)")
+        if let error = o["error"] as? String {
+          #expect(message.contains(error), "the message does not say what failed: \(line)")
+        }
       }
       #expect(!result.stderr.contains("{"), "JSON went to stderr: \(result.stderr)")
     }
@@ -66,9 +76,52 @@ struct LogsTests {
     #expect(!result.stdoutText.contains("\u{1B}") && !result.stderr.contains("\u{1B}"))
     let first = try #require(result.stdoutText.split(separator: "\n").first)
     #expect(first.range(of: #"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ "#, options: .regularExpression) != nil, "\(first)")
-    #expect(result.stderr.contains("error: gone: hash failed: file not found"), "\(result.stderr)")
+    #expect(result.stderr.contains("error: gone: hash failed: gone.png: file not found"), "\(result.stderr)")
     for header in ["ITEM", "KIND", "STATUS", "FILES", "SIZE", "TIME"] { #expect(result.stdoutText.contains(header)) }
     #expect(result.stdoutText.contains("Published"))
+  }
+
+  @Test("item errors name the item and the source as written: plain lines, JSON lines, terminal")
+  func itemErrorsNameTheSource() throws {
+    let fixture = try BatchFixture("logs-source")
+    defer { fixture.remove() }
+    let media = fixture.dir.appendingPathComponent("media")
+    try FileManager.default.createDirectory(at: media, withIntermediateDirectories: true)
+    try FileManager.default.createDirectory(at: media.appendingPathComponent("folder.png"), withIntermediateDirectories: true)
+    try Data("junk".utf8).write(to: media.appendingPathComponent("junk.mp4"))
+    try Data("not a picture".utf8).write(to: media.appendingPathComponent("bad.png"))
+    try fixture.png("media/b.png")
+    let job = try fixture.job([
+      ["id": "a", "type": "image", "source": "media/nope.jpg"],
+      ["id": "dir", "type": "image", "source": "media/folder.png"],
+      ["id": "j", "type": "video", "source": "media/junk.mp4"],
+      ["id": "bad", "type": "image", "source": "media/bad.png"],
+      ["id": "b", "type": "image", "source": "media/b.png"],
+    ]).path
+
+    let plain = try MarqueeCLI.run(["build", job, "--out", fixture.out.path])
+    #expect(plain.status == 1)
+    #expect(plain.stderr.contains("error: a: hash failed: media/nope.jpg: file not found"), "\(plain.stderr)")
+    #expect(plain.stderr.contains("error: dir: hash failed: media/folder.png: is a folder, not a media file"), "\(plain.stderr)")
+    let junk = plain.stderr.split(separator: "\n").first { $0.contains("error: j: encode failed") }
+    #expect(junk?.contains("s: media/junk.mp4: ") == true, "\(plain.stderr)")
+    let bad = plain.stderr.split(separator: "\n").first { $0.contains("error: bad: encode failed") }
+    #expect(bad?.contains("s: media/bad.png: ") == true, "\(plain.stderr)")
+    #expect(!plain.stderr.contains("media/bad.png: bad.png:"), "file named twice: \(plain.stderr)")
+    let errors = plain.stderr.split(separator: "\n").filter { $0.contains(" error: ") }
+    #expect(errors.count == 4 && !errors.contains { $0.contains(fixture.dir.path) }, "absolute path in an item error: \(errors)")
+
+    let json = try MarqueeCLI.run(["build", job, "--out", fixture.out.path, "--log-format", "json"])
+    let objects = Self.jsonLines(json.stdoutText).compactMap(\.object)
+    let failure = try #require(objects.first { $0["item"] as? String == "a" && $0["event"] as? String == "failed" })
+    #expect(failure["stage"] as? String == "hash")
+    #expect(failure["error"] as? String == "media/nope.jpg: file not found")
+    #expect(failure["source"] as? String == "media/nope.jpg")
+    let encode = try #require(objects.first { $0["item"] as? String == "j" && $0["event"] as? String == "failed" })
+    #expect((encode["error"] as? String)?.hasPrefix("media/junk.mp4: ") == true, "\(encode)")
+
+    let terminal = try Self.onTerminal(["build", job, "--out", fixture.out.path], environment: ["NO_COLOR": "1"])
+    #expect(terminal.contains("failed: media/nope.jpg: file not found"), "\(terminal)")
   }
 
   @Test("--quiet prints nothing for a good run, only errors for a bad one")
@@ -133,5 +186,101 @@ struct LogsTests {
     #expect(line.hasPrefix("{\"time\":"))
     #expect(!line.contains("\n"))
     #expect(LogLine.json(BuildEvent(stage: .run, event: .summary)).contains("\"item\":null,\"stage\":\"run\",\"event\":\"summary\",\"duration\":null,\"error\":null"))
+  }
+
+  @Test("an event without a message still has one in JSON: what happened, and for an error what failed")
+  func jsonMessageAlwaysPresent() throws {
+    let failed = BuildEvent(level: .error, item: "a", stage: .hash, event: .failed, error: "media/nope.jpg: file not found")
+    let object = try #require(try JSONSerialization.jsonObject(with: Data(LogLine.json(failed).utf8)) as? [String: Any])
+    #expect(object["message"] as? String == "hash failed: media/nope.jpg: file not found")
+    let verified = BuildEvent(level: .debug, item: "a", stage: .verify, event: .finished, duration: 0.25)
+    let line = try #require(try JSONSerialization.jsonObject(with: Data(LogLine.json(verified).utf8)) as? [String: Any])
+    #expect(line["message"] as? String == "verify finished")
+    #expect(LogLine.json(verified).contains("\"error\":null,\"message\":"))
+  }
+
+  /// A GIF whose trailer is not a block label FFmpeg knows (it logs
+  /// "invalid block label" or similar).
+  static func corruptGIF() -> Data {
+    var data = SyntheticGIF.make(
+      width: 32, height: 32, palette: [(0, 0, 0), (255, 0, 0)],
+      frames: [.init(width: 32, height: 32, indices: [UInt8](repeating: 1, count: 1024), disposal: 1, transparentIndex: nil,
+                     delayCentiseconds: 10),
+               .init(width: 32, height: 32, indices: [UInt8](repeating: 0, count: 1024), disposal: 1, transparentIndex: nil,
+                     delayCentiseconds: 10)])
+    data.removeLast()
+    data.append(contentsOf: [0x99, 0x12, 0x34])
+    return data
+  }
+
+  /// What a `MediaLog` handler received.
+  final class Received: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: [MediaLog.Message] = []
+    func append(_ m: MediaLog.Message) { lock.lock(); stored.append(m); lock.unlock() }
+    var messages: [MediaLog.Message] { lock.lock(); defer { lock.unlock() }; return stored }
+  }
+
+  @Test("FFmpeg's log pieces are joined into whole lines, per thread; blank lines dropped")
+  func mediaLogLines() {
+    let sink = MediaLogSink()
+    let received = Received()
+    sink.setHandler { received.append($0) }
+    sink.receive("Last message ", severity: .warning, component: "gif")
+    sink.receive("in two pieces\nand a second line\n", severity: .warning, component: "gif")
+    sink.receive("  \n", severity: .error, component: nil)
+    sink.receive("unfinished", severity: .error, component: nil)
+    #expect(received.messages == [
+      MediaLog.Message(severity: .warning, component: "gif", text: "Last message in two pieces"),
+      MediaLog.Message(severity: .warning, component: "gif", text: "and a second line"),
+    ])
+    sink.receive(", now finished\n", severity: .warning, component: "h264")
+    #expect(received.messages.last == MediaLog.Message(severity: .error, component: nil, text: "unfinished, now finished"))
+    // Two threads logging at once keep their own lines.
+    DispatchQueue.concurrentPerform(iterations: 2) { t in
+      for i in 0..<200 {
+        sink.receive("thread \(t) ", severity: .warning, component: nil)
+        sink.receive("line \(i)\n", severity: .warning, component: nil)
+      }
+    }
+    let lines = received.messages.dropFirst(3).map(\.text)
+    #expect(lines.count == 400)
+    #expect(lines.allSatisfy { $0.range(of: #"^thread [01] line \d+$"#, options: .regularExpression) != nil }, "\(lines)")
+  }
+
+  @Test("--verbose --log-format json: FFmpeg's own messages are JSON lines too; every stdout and stderr line parses")
+  func ffmpegMessagesAsJSON() throws {
+    let fixture = try BatchFixture("logs-ffmpeg")
+    defer { fixture.remove() }
+    try fixture.clip("a.mp4")
+    try Data("junk".utf8).write(to: fixture.dir.appendingPathComponent("junk.mp4"))
+    try Self.corruptGIF().write(to: fixture.dir.appendingPathComponent("bad.gif"))
+    let job = try fixture.job([
+      ["id": "a", "type": "video", "source": "a.mp4"],
+      ["id": "junk", "type": "video", "source": "junk.mp4"],
+      ["id": "gif", "type": "image", "source": "bad.gif"],
+    ]).path
+    let verbose = try MarqueeCLI.run(["build", job, "--out", fixture.out.path, "--log-format", "json", "--verbose"])
+    var objects: [[String: Any]] = []
+    for (line, object) in Self.jsonLines(verbose.stdoutText) + Self.jsonLines(verbose.stderr) {
+      let o = try #require(object, "not JSON: \(line)")
+      for key in Self.documentedKeys { #expect(o.keys.contains(key), "\(key) missing: \(line)") }
+      objects.append(o)
+    }
+    let ffmpeg = objects.filter { $0["stage"] as? String == "ffmpeg" }
+    #expect(ffmpeg.contains { ($0["message"] as? String)?.contains("moov atom not found") == true }, "\(verbose.stdoutText)")
+    #expect(ffmpeg.contains { $0["component"] as? String == "gif" && $0["message"] as? String == "invalid block label" },
+            "\(verbose.stdoutText)")
+    for o in ffmpeg {
+      #expect(["error", "warning"].contains(o["level"] as? String ?? ""), "\(o)")
+      #expect((o["message"] as? String)?.isEmpty == false && (o["message"] as? String)?.contains("\n") == false, "\(o)")
+    }
+    #expect(verbose.stderr.isEmpty, "stderr in JSON mode: \(verbose.stderr)")
+
+    let quiet = try MarqueeCLI.run(["build", job, "--out", fixture.out.path, "--log-format", "json", "--rebuild"])
+    #expect(quiet.stderr.isEmpty, "\(quiet.stderr)")
+    let lines = Self.jsonLines(quiet.stdoutText)
+    #expect(lines.allSatisfy { $0.object != nil })
+    #expect(!lines.contains { $0.object?["stage"] as? String == "ffmpeg" }, "FFmpeg messages without --verbose")
   }
 }

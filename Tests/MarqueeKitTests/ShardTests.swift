@@ -67,7 +67,7 @@ struct ShardTests {
     #expect(shard0.status == 0)
     let merge = try MarqueeCLI.run(["merge", job, "--out", fixture.out.path])
     #expect(merge.status == 1)
-    #expect(merge.stderr.contains("photo: store failed: not in the store"), "\(merge.stderr)")
+    #expect(merge.stderr.contains("photo: store failed: d.jpg: not in the store"), "\(merge.stderr)")
     #expect(!FileManager.default.fileExists(atPath: fixture.out.appendingPathComponent("home").path))
     let shard1 = try MarqueeCLI.run(["build", job, "--out", fixture.out.path, "--shard", "1/2"])
     #expect(shard1.status == 0)

@@ -43,12 +43,16 @@ public struct BuildEvent: Sendable, Equatable {
     case assemble
     /// Switching the staged bundle into place.
     case publish
+    /// A message of FFmpeg's own libraries (`--verbose`), passed on as it is.
+    case ffmpeg
   }
 
   /// What happened.
   public enum Name: String, Sendable {
     case started, progress, finished, reused, failed, skipped, warning
     case waiting, acquired, removed, violation, published, notPublished = "not_published", summary
+    /// A library's log line (stage `ffmpeg`).
+    case log
   }
 
   /// When it happened.

@@ -13,9 +13,9 @@ public enum LogLine {
 
   /// One JSON object, no newline. Keys, in this order: `time` (ISO 8601
   /// UTC with milliseconds), `level`, `item`, `stage`, `event`, `duration`
-  /// (seconds), `error` (always present, `null` when absent), then
-  /// `message`, `progress` and the event's extra fields in sorted order
-  /// when present.
+  /// (seconds), `error` (always present, `null` when absent), `message`
+  /// (always present: `jsonMessage(_:)`), then `progress` and the event's
+  /// extra fields in sorted order when present.
   public static func json(_ e: BuildEvent) -> String {
     var out = "{"
     func key(_ k: String) { out += (out.count > 1 ? "," : "") + quoted(k) + ":" }
@@ -26,12 +26,21 @@ public enum LogLine {
     key("event"); out += quoted(e.event.rawValue)
     key("duration"); out += e.duration.map(number) ?? "null"
     key("error"); out += e.error.map(quoted) ?? "null"
-    if let m = e.message { key("message"); out += quoted(m) }
+    key("message"); out += quoted(jsonMessage(e))
     if let p = e.progress { key("progress"); out += number(p) }
     for k in e.fields.keys.sorted() where !reserved.contains(k) {
       key(k); out += quoted(e.fields[k] ?? "")
     }
     return out + "}"
+  }
+
+  /// The `message` of a JSON line: the event's sentence or, for an event
+  /// without one, the stage and what happened, and for a problem what went
+  /// wrong (`hash failed: media/nope.jpg: file not found`, `verify finished`).
+  public static func jsonMessage(_ e: BuildEvent) -> String {
+    if let message = e.message { return message }
+    let what = "\(e.stage.rawValue) \(e.event.rawValue.replacingOccurrences(of: "_", with: " "))"
+    return e.error.map { "\(what): \($0)" } ?? what
   }
 
   static let reserved: Set<String> = ["time", "level", "item", "stage", "event", "duration", "error", "message", "progress"]

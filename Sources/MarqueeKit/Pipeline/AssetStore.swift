@@ -218,6 +218,32 @@ struct ProcessOwner: Sendable, Equatable {
     self.pid = pid
   }
 
-  /// Whether the process still exists (only meaningful on this host).
-  var isAlive: Bool { marquee_process_exists(pid) != 0 }
+  /// Whether the process still runs (only meaningful on this host): it
+  /// exists (`kill(pid, 0)`) and is not a zombie, a process that has ended
+  /// but that its parent has not reaped yet (state `Z`, or `X` while it
+  /// goes, in `/proc/<pid>/stat`; where there is no `/proc`, existing is
+  /// enough).
+  var isAlive: Bool {
+    guard marquee_process_exists(pid) != 0 else { return false }
+    guard let state = Self.state(pid: pid) else { return true }
+    return state != "Z" && state != "X"
+  }
+
+  /// The state letter of a process from `/proc/<pid>/stat` (`R`, `S`, `Z`,
+  /// …), or `nil` when it cannot be read (no such process, no `/proc`).
+  static func state(pid: Int32) -> Character? {
+    guard pid > 0, let handle = FileHandle(forReadingAtPath: "/proc/\(pid)/stat") else { return nil }
+    defer { try? handle.close() }
+    // A /proc file has no size: read until the end, not by its length.
+    guard let data = try? handle.readToEnd() else { return nil }
+    return state(procStat: String(decoding: data, as: UTF8.self))
+  }
+
+  /// The state letter in the text of a `/proc/<pid>/stat` file: the first
+  /// field after the command name, which is in parentheses and may itself
+  /// contain spaces and parentheses (so the last `)` ends it).
+  static func state(procStat text: String) -> Character? {
+    guard let close = text.lastIndex(of: ")") else { return nil }
+    return text[text.index(after: close)...].first { $0 != " " }
+  }
 }

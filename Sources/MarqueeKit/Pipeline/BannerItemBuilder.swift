@@ -72,7 +72,7 @@ extension ItemFailure {
       reason = e.description
       io = FileSystem.outputErrnos.contains(-e.code)
     case let e as ImageRenderError:
-      reason = e.description
+      reason = e.message  // the failure names the source
       io = e.code == .writeFailed || e.cause.map { FileSystem.outputErrnos.contains(-$0.code) } ?? false
     case let e as ItemFailure:
       return e

@@ -131,9 +131,15 @@ struct BuildRun: Sendable {
       throw BundleError(kind: .io, reason: problem)
     }
 
+    // Whether there is a bundle a failed run leaves in place (read under
+    // the lock, so no other run publishes meanwhile).
+    let hadBundle = FileManager.default.fileExists(atPath: bundle.appendingPathComponent("banners.json").path)
+    let unchanged = hadBundle ? "the previous bundle is unchanged" : "no bundle at \(bundle.path) yet"
+
     // 2–3. Fingerprint, then build or reuse.
     var outcomes = await produceItems(shard: shard)
     var report = BuildReport(bundle: bundle, items: outcomes.map(\.outcome), published: false, warnings: job.warnings)
+    report.hadBundle = hadBundle
     func finish(_ published: Bool) -> BuildReport {
       report.items = outcomes.map(\.outcome)
       report.published = published
@@ -155,15 +161,15 @@ struct BuildRun: Sendable {
       let failed = outcomes.filter { $0.outcome.status == .failed }
       let good = outcomes.filter { $0.record != nil && $0.outcome.status != .failed }
       if let io = report.ioError {
-        notPublished("the output cannot be written (\(io)); the previous bundle is unchanged", &report)
+        notPublished("the output cannot be written (\(io)); \(unchanged)", &report)
         return finish(false)
       }
       if good.isEmpty {
-        notPublished("no item was built; the previous bundle is unchanged", &report)
+        notPublished("no item was built; \(unchanged)", &report)
         return finish(false)
       }
       if !failed.isEmpty && !options.allowPartial {
-        notPublished("\(failed.count) item(s) failed; the previous bundle is unchanged (the \(good.count) good item(s) are kept in the store for the rerun; --allow-partial publishes them)", &report)
+        notPublished("\(failed.count) item(s) failed; \(unchanged) (the \(good.count) good item(s) are kept in the store for the rerun; --allow-partial publishes them)", &report)
         return finish(false)
       }
       let staging = stagingFolder.appendingPathComponent("\(job.name).\(UUID().uuidString.lowercased())", isDirectory: true)
@@ -173,7 +179,7 @@ struct BuildRun: Sendable {
         FileSystem.remove(staging)
         if error.isIO {
           report.ioError = error.description
-          notPublished("the output cannot be written (\(error)); the previous bundle is unchanged", &report)
+          notPublished("the output cannot be written (\(error)); \(unchanged)", &report)
           return finish(false)
         }
         throw BundleError(kind: .verification, reason: "cannot assemble the bundle: \(error)")
@@ -204,7 +210,7 @@ struct BuildRun: Sendable {
                                        reason: "the bundle fails verification: \(problems)"))
         }
         if unattributed || !options.allowPartial || attempt == 1 {
-          notPublished("the staged bundle fails verification (\(verification.violations.count) problem(s)); the previous bundle is unchanged", &report)
+          notPublished("the staged bundle fails verification (\(verification.violations.count) problem(s)); \(unchanged)", &report)
           return finish(false)
         }
         continue
@@ -219,7 +225,7 @@ struct BuildRun: Sendable {
         throw BundleError(kind: .io, reason: "cannot switch \(bundle.path) into place: \(error)")
       }
       for f in failed {
-        let text = "published without \(f.outcome.id) (--allow-partial): \(f.outcome.failure?.reason ?? "failed")"
+        let text = "published without \(f.outcome.id) (--allow-partial): \(f.outcome.failure?.sourceAndReason ?? "failed")"
         report.warnings.append(text)
         emit(.warning, item: f.outcome.id, .publish, .warning, message: text)
       }
@@ -268,7 +274,7 @@ struct BuildRun: Sendable {
     let hashStart = Date()
     let fingerprints = await Self.boundedMap(selected, limit: options.jobs, budget: budget) { i -> Result<ItemFingerprint, ItemFailure> in
       let spec = specs[i]
-      do {
+      do throws(StoreError) {
         let digest = try store.sourceDigest(spec.source)
         return .success(ItemFingerprint(spec: spec, settings: settings, sourceDigest: digest))
       } catch {
@@ -285,7 +291,7 @@ struct BuildRun: Sendable {
       switch fingerprints[n] {
       case .failure(let failure):
         states[i].fail(failure)
-        emit(.error, item: spec.id, .hash, .failed, error: failure.reason)
+        emit(.error, item: spec.id, .hash, .failed, error: failure.sourceAndReason, fields: ["source": failure.source])
       case .success(let fp):
         states[i].outcome.fingerprint = fp.hash
         states[i].outcome.folder = Self.bundleFolder(spec, fp.hash)
@@ -305,7 +311,8 @@ struct BuildRun: Sendable {
           states[i].fail(ItemFailure(
             id: spec.id, source: spec.sourceText,
             reason: "not in the store (\(fp.shortHash)): no shard has built it; run every `marquee build --shard i/n` first"))
-          emit(.error, item: spec.id, .store, .failed, error: states[i].outcome.failure?.reason)
+          emit(.error, item: spec.id, .store, .failed, error: states[i].outcome.failure?.sourceAndReason,
+               fields: ["source": spec.sourceText])
           continue
         }
         if toBuild[fp.hash] == nil { buildOrder.append(fp.hash) }
@@ -353,10 +360,16 @@ struct BuildRun: Sendable {
     "\(spec.kind == .video ? "videos" : "images")/\(spec.id)-\(hash.prefix(16))"
   }
 
-  static func sourceProblem(_ spec: BannerSpec, _ error: any Error) -> String {
-    if !FileManager.default.fileExists(atPath: spec.source.path) { return "file not found" }
-    if !FileManager.default.isReadableFile(atPath: spec.source.path) { return "file cannot be read (permissions)" }
-    return "\(error)"
+  /// Why a source could not be fingerprinted, in `validate`'s words and
+  /// without its path: the failure names the source as written in the job.
+  static func sourceProblem(_ spec: BannerSpec, _ error: StoreError) -> String {
+    let path = spec.source.path
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return "file not found" }
+    if isDirectory.boolValue { return "is a folder, not a media file" }
+    if !FileManager.default.isReadableFile(atPath: path) { return "file cannot be read (permissions)" }
+    let text = error.description
+    return text.hasPrefix(path + ": ") ? String(text.dropFirst(path.count + 2)) : text
   }
 
   /// Builds one item into a store temporary folder, checks its outputs and
@@ -403,7 +416,8 @@ struct BuildRun: Sendable {
                           reason: "outputs fail verification: " + violations.map { "\($0.file): \($0.problem)" }.joined(separator: "; "))
       }
       record.verified = true
-      emit(.debug, item: spec.id, .verify, .finished, duration: Date().timeIntervalSince(verifyStart))
+      emit(.debug, item: spec.id, .verify, .finished, duration: Date().timeIntervalSince(verifyStart),
+           message: "\(record.files.count) output file(s) decoded and checked")
       record = try store.commit(scratch: folder, produced: produced, record: record, replacing: options.forceRebuild)
       emit(.debug, item: spec.id, .store, .finished, message: String(hash.prefix(16)))
       CrashPoint.itemStored.hit()
@@ -416,7 +430,8 @@ struct BuildRun: Sendable {
         FileSystem.remove(scratch)
       }
       let seconds = Date().timeIntervalSince(start)
-      emit(.error, item: spec.id, .encode, .failed, duration: seconds, error: failure.reason)
+      emit(.error, item: spec.id, .encode, .failed, duration: seconds, error: failure.sourceAndReason,
+           fields: ["source": failure.source])
       return BuiltObject(record: nil, failure: failure, seconds: seconds)
     }
   }

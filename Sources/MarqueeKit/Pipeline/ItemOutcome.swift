@@ -21,6 +21,10 @@ public struct ItemFailure: Error, CustomStringConvertible, Sendable {
   }
 
   public var description: String { "\(id): \(source): \(reason)" }
+
+  /// `<source>: <reason>`: the failure without the id, for a log event
+  /// that carries the id in its own field.
+  public var sourceAndReason: String { "\(source): \(reason)" }
 }
 
 /// What happened to one banner of a run.
@@ -85,6 +89,9 @@ public struct BuildReport: Sendable {
   public var items: [ItemOutcome]
   /// Whether the new bundle replaced the old one.
   public var published: Bool
+  /// Whether a bundle (a folder with banners.json) was in place when the
+  /// run started: a run that publishes nothing leaves it as it was.
+  public var hadBundle = false
   /// Job-level warnings (from the job reader and the build).
   public var warnings: [String]
   /// Problems the pre-publish verification found (the bundle was then not
