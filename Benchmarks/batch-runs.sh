@@ -49,16 +49,15 @@ cat >"$WORK/job.json" <<EOF
 }
 EOF
 
-now() { date +%s.%N; }
-# Runs marquee, prints its wall time in seconds.
+# Runs marquee; prints its wall time and its CPU time (user + system),
+# in seconds, on one line.
 timed() {
-  local start end
-  start=$(now)
-  "$MARQUEE" "$@" --quiet >/dev/null
-  end=$(now)
-  echo "$end - $start" | bc -l
+  local TIMEFORMAT='%R %U %S' t
+  t=$( { time "$MARQUEE" "$@" --quiet >/dev/null 2>&1; } 2>&1 )
+  echo "$t" | awk '{printf "%.3f %.3f\n", $1, $2 + $3}'
 }
-median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+# Median of the first column, with the second column of the same line.
+median() { sort -g | awk '{w[NR]=$1; c[NR]=$2} END {m=int((NR+1)/2); print w[m], c[m]}'; }
 
 full() {  # full build from an empty output root with --jobs $1
   rm -rf "$WORK/out"
@@ -68,12 +67,12 @@ full() {  # full build from an empty output root with --jobs $1
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(uname -sr)"
 echo "job: 6 videos (1280x720, 6 s, 30 fps, AAC) + 2 images; median of $RUNS runs"
 
-full2=$(for _ in $(seq "$RUNS"); do full 2; done | median)
-noop=$(for _ in $(seq "$RUNS"); do timed build "$WORK/job.json" --out "$WORK/out" --jobs 2; done | median)
-full1=$(for _ in $(seq "$RUNS"); do full 1; done | median)
+read -r full2 cpu2 < <(for _ in $(seq "$RUNS"); do full 2; done | median)
+read -r noop _ < <(for _ in $(seq "$RUNS"); do timed build "$WORK/job.json" --out "$WORK/out" --jobs 2; done | median)
+read -r full1 cpu1 < <(for _ in $(seq "$RUNS"); do full 1; done | median)
 
-printf 'full build, --jobs 2:        %8.3f s\n' "$full2"
+printf 'full build, --jobs 2:        %8.3f s   (CPU %.1f s: %.2f cores busy)\n' "$full2" "$cpu2" "$(echo "$cpu2 / $full2" | bc -l)"
 printf 'unchanged rebuild, --jobs 2: %8.3f s   (%.2f %% of the full build; target < 2 %%)\n' "$noop" "$(echo "100 * $noop / $full2" | bc -l)"
-printf 'full build, --jobs 1:        %8.3f s\n' "$full1"
+printf 'full build, --jobs 1:        %8.3f s   (CPU %.1f s: %.2f cores busy)\n' "$full1" "$cpu1" "$(echo "$cpu1 / $full1" | bc -l)"
 printf 'speed-up --jobs 2 vs 1:      %8.2fx   (target >= 1.8x on two cores)\n' "$(echo "$full1 / $full2" | bc -l)"
 "$MARQUEE" verify "$WORK/out/bench" --quiet && echo "bundle verifies"
