@@ -26,11 +26,25 @@ struct Marquee {
     exit(code.rawValue)
   }
 
+  /// Whether the arguments ask for `--log-format json` (also when the
+  /// rest of them do not parse).
+  static func wantsJSON(_ arguments: [String]) -> Bool {
+    if arguments.contains("--log-format=json") { return true }
+    return zip(arguments, arguments.dropFirst()).contains { $0 == "--log-format" && $1 == "json" }
+  }
+
   static func run(_ arguments: [String]) async -> ExitCode {
     MediaLog.set(arguments.contains("--verbose") || arguments.contains("-v") ? .warnings : .quiet)
     let command: Command
     do { command = try ArgumentParser.parse(arguments) } catch {
-      Console.shared.err("error: \(error.message)\n\n" + usageLines(for: error.command))
+      if wantsJSON(arguments) {
+        // The format was asked for even if the rest did not parse: keep the
+        // stream JSON for the log shipper.
+        let event = BuildEvent(level: .error, stage: .run, event: .failed, error: "usage: \(error.message)")
+        Console.shared.out(LogLine.json(event) + "\n")
+      } else {
+        Console.shared.err("error: \(error.message)\n\n" + usageLines(for: error.command))
+      }
       return .usage
     }
     switch command {

@@ -62,6 +62,21 @@ struct LogsTests {
     #expect(summary["reused"] as? String == "2" && summary["failed"] as? String == "1")
   }
 
+  @Test("--log-format json with arguments that do not parse: one JSON error line, nothing on stderr, exit 2",
+        arguments: [["build", "--log-format", "json", "--bogus"], ["validate", "--log-format=json"],
+                    ["build", "job.json", "--jobs", "x", "--log-format", "json"]])
+  func usageErrorStaysJSON(arguments: [String]) throws {
+    let result = try MarqueeCLI.run(arguments)
+    #expect(result.status == 2)
+    #expect(result.stderr.isEmpty, "\(result.stderr)")
+    let lines = result.stdoutText.split(separator: "\n")
+    #expect(lines.count == 1, "\(result.stdoutText)")
+    let object = try #require(try JSONSerialization.jsonObject(with: Data((lines.first ?? "").utf8)) as? [String: Any])
+    #expect(object["level"] as? String == "error")
+    #expect((object["error"] as? String)?.hasPrefix("usage: ") == true, "\(object)")
+    #expect(object["message"] is String)
+  }
+
   @Test("not on a terminal: plain timestamped lines, no escape codes, errors on stderr, the summary table")
   func plainLines() throws {
     let fixture = try BatchFixture("logs-plain")
