@@ -118,6 +118,20 @@ struct PublishTests {
     #expect(rerun.status == 0, "\(rerun.stderr)")
   }
 
+  @Test("a rendition whose encoder flush fails fails its item (exit 1), never hangs the build", arguments: ["1", "2"])
+  func failedFlush(jobs: String) throws {
+    let (fixture, job, before) = try Self.publishedThenChanged("flush-\(jobs)")
+    defer { fixture.remove() }
+    // Killed after 10 minutes if it hangs, so a hang fails here.
+    let run = try Run.process("/usr/bin/timeout", ["-s", "KILL", "600", MarqueeCLI.executable.path,
+                                                   "build", job, "--out", fixture.out.path, "--jobs", jobs],
+                              environment: MarqueeCLI.environment(["MARQUEE_TEST_FAIL_AT": "rendition-flush"]))
+    #expect(run.status == 1, "exit \(run.status): \(run.stderr)")
+    #expect(run.stderr.contains("a: encode failed"), "\(run.stderr)")
+    #expect(try Self.manifest(fixture) == before)
+    #expect(Self.leftovers(fixture).isEmpty)
+  }
+
   @Test("a failed item keeps the old bundle (exit 1) and the good items stored; --allow-partial publishes them")
   func failurePolicy() throws {
     let (fixture, _, before) = try Self.publishedThenChanged("policy")

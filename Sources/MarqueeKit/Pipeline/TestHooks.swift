@@ -26,4 +26,23 @@ enum TestHooks {
       try? await Task.sleep(nanoseconds: 20_000_000)
     }
   }
+
+  /// Where `MARQUEE_TEST_FAIL_AT=<point>` makes a stage fail, so tests can
+  /// reach error paths that real media reach only by chance.
+  enum FailPoint: String {
+    /// A rendition worker's encoder flush (after the last picture).
+    case renditionFlush = "rendition-flush"
+  }
+
+  struct InjectedFailure: Error, CustomStringConvertible {
+    var point: FailPoint
+    var description: String { "test failure injected at \(point.rawValue)" }
+  }
+
+  static let failPoint = ProcessInfo.processInfo.environment["MARQUEE_TEST_FAIL_AT"].flatMap(FailPoint.init(rawValue:))
+
+  /// Throws `InjectedFailure` when `MARQUEE_TEST_FAIL_AT` names `point`.
+  static func failIfAsked(_ point: FailPoint) throws {
+    if failPoint == point { throw InjectedFailure(point: point) }
+  }
 }

@@ -159,9 +159,12 @@ final class RenditionWorker: @unchecked Sendable {
           if let m = mp4 { try m.write(try p.clone(), stream: audioStream) }
           try hls.write(p, stream: audioStream)
         case .finish:
+          // The loop ends here even when the flush fails: nothing else
+          // would ever arrive, and `join()` waits for the end.
+          draining = true
+          try TestHooks.failIfAsked(.renditionFlush)
           _ = try encoder.send(nil)
           try drain(packet)
-          draining = true
         }
       } catch {
         fail(error)
