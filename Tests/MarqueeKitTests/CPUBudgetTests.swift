@@ -93,7 +93,7 @@ import Testing
     #expect(CPUBudget.forJobs(1).libraryThreads == 1)
     #expect(CPUBudget.forJobs(0).permits == 1)
     #expect(CPUBudget.forJobs(2).permits == 3)
-    #expect(CPUBudget.forJobs(2).libraryThreads == 2)
+    #expect(CPUBudget.forJobs(2).libraryThreads == 1)
     #expect(CPUBudget.forJobs(8).permits == 9)
   }
 }

@@ -103,6 +103,40 @@ struct VerifyTests {
     #expect(cli.stderr.contains("error: spot: \(segment): "), "\(cli.stderr)")
   }
 
+  @Test("a segment cut short, or another segment copied in its place, is reported")
+  func truncatedAndSwappedSegments() async throws {
+    let fixture = try BatchFixture("verify-cut")
+    defer { fixture.remove() }
+    try fixture.clip("v.mp4", seconds: 4)
+    try fixture.job([["id": "spot", "type": "video", "source": "v.mp4"]], settings: ["segment_duration": 1])
+    let report = try await BundleBuilder().build(job: try fixture.readJob(), options: BuildOptions(outputRoot: fixture.out, jobs: 2))
+    #expect(report.published)
+    let bundle = fixture.dir.appendingPathComponent("copy")
+    try FileManager.default.copyItem(at: report.bundle, to: bundle)
+    #expect(BundleVerifier().verify(bundle: bundle).violations.isEmpty)
+
+    let master = try Self.path(bundle, item: 0, key: "url")
+    let folder = (master as NSString).deletingLastPathComponent
+    let rendition = try #require(FileSystem.list(bundle.appendingPathComponent(folder)).first { $0.hasSuffix("p") && !$0.contains(".") })
+    let dir = "\(folder)/\(rendition)"
+    // Cut segment 1 to half its bytes: what is left still decodes.
+    let cut = bundle.appendingPathComponent("\(dir)/segment_00001.m4s")
+    let bytes = try Data(contentsOf: cut)
+    try bytes.prefix(bytes.count / 2).write(to: cut)
+    // Segment 2 replaced by segment 0: decodes, but at the wrong time.
+    let swapped = bundle.appendingPathComponent("\(dir)/segment_00002.m4s")
+    try FileManager.default.removeItem(at: swapped)
+    try FileManager.default.copyItem(at: bundle.appendingPathComponent("\(dir)/segment_00000.m4s"), to: swapped)
+
+    let violations = BundleVerifier().verify(bundle: bundle).violations
+    // Its last picture is cut mid-way (strict decoding), or whole pictures are missing (too short).
+    #expect(violations.contains { $0.file == "\(dir)/segment_00001.m4s"
+              && ($0.problem.contains("cut short") || $0.problem.contains("does not decode")) }, "\(violations)")
+    #expect(violations.contains { $0.file == "\(dir)/segment_00002.m4s" && $0.problem.contains("the playlist places the segment at") },
+            "\(violations)")
+    #expect(!violations.contains { $0.problem.contains("segment-") && $0.problem.contains(".mp4 stream") }, "temporary names leak: \(violations)")
+  }
+
   @Test("a missing or wrong-sized dark variant of any image width or cover file is reported")
   func missingDarkVariants() async throws {
     let fixture = try BatchFixture("verify-dark")

@@ -19,9 +19,11 @@ import Foundation
 /// nothing can deadlock on the budget: whoever waits for work has given
 /// its permit back to whoever can do it.
 ///
-/// FFmpeg's own threads (frame-threaded decoding, slice-threaded filters)
-/// are sized from `--jobs` too (`libraryThreads`), so `--jobs 1` runs on
-/// one core. libx264 always runs single-threaded for repeatable output
+/// FFmpeg's decoders and filter graphs run single-threaded under a build's
+/// budget (`libraryThreads` is 1): their threads would compute outside the
+/// permits (a tester counted 6 runnable threads for `--jobs 2`), and the
+/// parallelism comes from renditions and items instead. libx264 always
+/// runs single-threaded for repeatable output
 /// (`VideoBannerBuilder.defaultEncoderThreads`).
 public final class CPUBudget: @unchecked Sendable {
   /// Permits in all; nil for no limit (every acquire succeeds at once).
@@ -59,14 +61,14 @@ public final class CPUBudget: @unchecked Sendable {
   /// N + 1, BENCHMARKS.md) and oversubscribes by one thread, not by
   /// items × renditions.
   public static func forJobs(_ jobs: Int) -> CPUBudget {
-    CPUBudget(permits: jobs <= 1 ? 1 : jobs + 1, libraryThreads: max(1, jobs))
+    CPUBudget(permits: jobs <= 1 ? 1 : jobs + 1, libraryThreads: 1)
   }
 
   /// No limit: for callers outside a build (tests, the preview command).
   public static let unlimited = CPUBudget()
 
   /// Thread count for an FFmpeg decoder or filter graph under this budget
-  /// (`--jobs N` gives N; 0, FFmpeg's automatic choice, when unlimited).
+  /// (1 for `forJobs`; 0, FFmpeg's automatic choice, when unlimited).
   public let libraryThreads: Int
 
   /// Waits for a permit.

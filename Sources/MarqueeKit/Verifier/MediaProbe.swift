@@ -67,6 +67,8 @@ struct VideoStart {
   var audioSampleRate: Int?
   /// Container duration in seconds.
   var duration: Double?
+  /// With `everyPicture`: what decoding every picture found.
+  var decoded: StreamProbe.DecodeCount? = nil
 }
 
 enum StreamProbe {
@@ -122,8 +124,8 @@ enum StreamProbe {
     let file = scratch.appendingPathComponent("segment-\(UUID().uuidString).mp4")
     try bytes.write(to: file)
     defer { try? FileManager.default.removeItem(at: file) }
-    let start = try videoStart(file)
-    if everyPicture { _ = try decodeEverything(file) }
+    var start = try videoStart(file)
+    if everyPicture { start.decoded = try decodeEverything(file) }
     return start
   }
 
@@ -131,6 +133,18 @@ enum StreamProbe {
   struct DecodeCount: Equatable {
     var pictures: Int
     var audioFrames: Int
+    /// Presentation times of the earliest and latest picture, in seconds
+    /// (the stream's time base applied to the best-effort timestamps).
+    var firstPictureTime: Double?
+    var lastPictureTime: Double?
+    /// The most common gap between consecutive pictures, in seconds.
+    var pictureInterval: Double?
+
+    /// Seconds the pictures cover: first to last, plus one interval.
+    var coveredDuration: Double? {
+      guard let a = firstPictureTime, let b = lastPictureTime, let d = pictureInterval else { return nil }
+      return b - a + d
+    }
   }
 
   /// Decodes every video picture and audio frame of an MP4 (or init +
@@ -153,6 +167,8 @@ enum StreamProbe {
     let packet = try Packet()
     let frame = try Frame()
     var count = DecodeCount(pictures: 0, audioFrames: 0)
+    var times: [Double] = []
+    let timeBase = video.timeBase.doubleValue
 
     func drain(_ decoder: Decoder, isVideo: Bool) throws {
       while true {
@@ -165,6 +181,7 @@ enum StreamProbe {
         if isVideo {
           count.pictures += 1
           if frame.isCorrupt { throw ProbeError("picture \(count.pictures) is damaged (the decoder concealed errors in it)") }
+          if let t = frame.bestEffortTimestamp ?? frame.pts { times.append(Double(t) * timeBase) }
         } else {
           count.audioFrames += 1
           if frame.isCorrupt { throw ProbeError("audio frame \(count.audioFrames) is damaged") }
@@ -188,6 +205,15 @@ enum StreamProbe {
     try send(videoDecoder, nil, isVideo: true)
     if let dec = audioDecoder { try send(dec, nil, isVideo: false) }
     if count.pictures == 0 { throw ProbeError("no picture decodes") }
+    times.sort()
+    count.firstPictureTime = times.first
+    count.lastPictureTime = times.last
+    if times.count >= 2 {
+      // The most common gap, in whole microseconds, is the frame interval.
+      var gaps: [Int: Int] = [:]
+      for (a, b) in zip(times, times.dropFirst()) { gaps[Int(((b - a) * 1e6).rounded()), default: 0] += 1 }
+      count.pictureInterval = gaps.max { $0.value < $1.value || ($0.value == $1.value && $0.key > $1.key) }.map { Double($0.key) / 1e6 }
+    }
     return count
   }
 }

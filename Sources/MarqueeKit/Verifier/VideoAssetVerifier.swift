@@ -251,20 +251,46 @@ struct VideoAssetVerifier {
         continue
       }
       fileCount += 1
-      if decode, let initPath { checkSegment(segmentPath, initPath: initPath, resolution: resolution) }
+      if decode, let initPath {
+        checkSegment(segmentPath, initPath: initPath, resolution: resolution, start: starts.last ?? 0, duration: segment.duration)
+      }
     }
     return (starts, t)
   }
 
-  /// Decodes the start of one segment the way a player joining there would.
-  private mutating func checkSegment(_ path: String, initPath: String, resolution: (width: Int, height: Int)?) {
+  /// How far a segment's first picture may sit from where the playlist
+  /// puts it (sum of the earlier `#EXTINF`s), in seconds: the B-frame delay
+  /// of an edit list is 2–3 pictures; a segment from elsewhere is off by a
+  /// whole segment duration (at least 1 s).
+  static let segmentStartTolerance = 0.25
+
+  /// Decodes one segment the way a player joining there would: its start
+  /// (a keyframe, the declared size) and, with `everyPicture`, every
+  /// picture, which must cover the segment's place on the timeline: its
+  /// first picture at `start` and pictures for its whole `#EXTINF`
+  /// `duration` (seconds), so a truncated or misplaced segment is found.
+  private mutating func checkSegment(_ path: String, initPath: String, resolution: (width: Int, height: Int)?,
+                                     start expectedStart: Double, duration: Double) {
     let start: VideoStart
     do {
       start = try StreamProbe.segmentStart(initSection: files.url(initPath), segment: files.url(path), scratch: scratch,
                                            everyPicture: everyPicture)
     } catch {
-      fail(path, "segment does not decode on its own (with \(initPath.split(separator: "/").last ?? "")): \(error)")
+      // Name the segment, not the temporary file the probe joined it into.
+      let text = "\(error)".replacingOccurrences(of: #"segment-[0-9A-F-]+\.mp4"#, with: (path as NSString).lastPathComponent,
+                                                 options: .regularExpression)
+      fail(path, "segment does not decode on its own (with \(initPath.split(separator: "/").last ?? "")): \(text)")
       return
+    }
+    if let decoded = start.decoded, let first = decoded.firstPictureTime {
+      if abs(first - expectedStart) > Self.segmentStartTolerance {
+        fail(path, String(format: "first picture at %.3f s but the playlist places the segment at %.3f s", first, expectedStart))
+      }
+      if let covered = decoded.coveredDuration, let interval = decoded.pictureInterval,
+         abs(covered - duration) > max(1.5 * interval, 0.002) {
+        fail(path, String(format: "pictures cover %.3f s (%d pictures) but #EXTINF says %.3f s: the segment is cut short or not this one",
+                          covered, decoded.pictures, duration))
+      }
     }
     if start.codec != "h264" { fail(path, "video codec is \(start.codec), not H.264") }
     if start.pixelFormat != "yuv420p" { fail(path, "pixel format is \(start.pixelFormat), not yuv420p") }
