@@ -426,7 +426,7 @@ struct JobErrorCase: Sendable, CustomTestStringConvertible {
 
   @Test func duplicateKeyScannerFollowsNesting() {
     func first(_ json: String) -> String? {
-      JobJSONDuplicateKeyScanner.firstDuplicate(in: Data(json.utf8))?.path
+      JobJSONStrictScanner.firstDuplicate(in: Data(json.utf8))?.path
     }
     #expect(first(#"{"a": {"b": 1}, "c": {"b": 2}}"#) == nil)
     #expect(first(#"{"a": [{"x": "}\"", "x": 1}]}"#) == "a[0].x")

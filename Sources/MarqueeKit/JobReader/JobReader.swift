@@ -94,7 +94,7 @@ public struct JobReader: Sendable {
     } catch {
       throw JobError(file: file, path: "", reason: JobJSON.describeSyntaxError(error, in: data))
     }
-    switch JobJSONDuplicateKeyScanner.firstProblem(in: data) {
+    switch JobJSONStrictScanner.firstProblem(in: data) {
     case .duplicate(let duplicate):
       throw JobError(
         file: file, path: duplicate.path,

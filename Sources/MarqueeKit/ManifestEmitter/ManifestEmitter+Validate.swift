@@ -34,7 +34,7 @@ extension ManifestEmitter {
       return ["(root): " + JobJSON.describeSyntaxError(error, in: data)]
     }
     var problems: [String] = []
-    if let duplicate = JobJSONDuplicateKeyScanner.firstDuplicate(in: data) {
+    if let duplicate = JobJSONStrictScanner.firstDuplicate(in: data) {
       problems.append("\(duplicate.path): key \(JobJSON.quoted(duplicate.key)) appears twice in one object")
     }
     guard let object = root as? [String: Any] else {

@@ -73,11 +73,15 @@ struct VideoStart {
 
 enum StreamProbe {
   /// Opens `url` (an MP4, or an fMP4 init section + one segment) and
-  /// decodes its first video picture.
+  /// decodes its first video picture; with `everyPicture`, every picture
+  /// and audio frame in the same pass (`decodeEverything`), the result in
+  /// `VideoStart.decoded`.
   ///
   /// - Throws: `MediaIOError` when the file does not open or decode,
-  ///   `ProbeError` when it has no video or no picture decodes.
-  static func videoStart(_ url: URL) throws -> VideoStart {
+  ///   `ProbeError` when it has no video or no picture decodes (or, with
+  ///   `everyPicture`, a damaged one).
+  static func videoStart(_ url: URL, everyPicture: Bool = false) throws -> VideoStart {
+    if everyPicture { return try decodeEverything(url) }
     let input = try InputContainer(path: url.path, allowedFormats: ["mov", "mp4"],
                                    limits: InputLimits(maxFileSize: Int64.max, maxPixels: Int.max, maxDuration: .infinity))
     guard let video = input.bestStream(.video) else { throw ProbeError("no video stream") }
@@ -124,9 +128,7 @@ enum StreamProbe {
     let file = scratch.appendingPathComponent("segment-\(UUID().uuidString).mp4")
     try bytes.write(to: file)
     defer { try? FileManager.default.removeItem(at: file) }
-    var start = try videoStart(file)
-    if everyPicture { start.decoded = try decodeEverything(file) }
-    return start
+    return try videoStart(file, everyPicture: everyPicture)
   }
 
   /// What `decodeEverything` decoded.
@@ -151,12 +153,14 @@ enum StreamProbe {
   /// segment) with libavcodec's strict error recognition (`Decoder(strict:)`),
   /// which the lenient first-picture probe does not: damage inside a
   /// segment, concealed by a player as smeared blocks, is an error here.
+  /// One pass: the first picture's facts come from the same decode.
   ///
-  /// - Returns: the number of pictures and audio frames decoded.
+  /// - Returns: the first picture's facts, with `decoded` counting the
+  ///   pictures and audio frames and giving the pictures' times.
   /// - Throws: `ProbeError` naming the first damaged picture or frame (by
   ///   its index) or the decoder's reason; `MediaIOError` when the file does
   ///   not open.
-  static func decodeEverything(_ url: URL) throws -> DecodeCount {
+  private static func decodeEverything(_ url: URL) throws -> VideoStart {
     let input = try InputContainer(path: url.path, allowedFormats: ["mov", "mp4"],
                                    limits: InputLimits(maxFileSize: Int64.max, maxPixels: Int.max, maxDuration: .infinity))
     guard let video = input.bestStream(.video) else { throw ProbeError("no video stream") }
@@ -169,6 +173,8 @@ enum StreamProbe {
     var count = DecodeCount(pictures: 0, audioFrames: 0)
     var times: [Double] = []
     let timeBase = video.timeBase.doubleValue
+    var firstPacketIsKey: Bool? = nil
+    var start: VideoStart? = nil
 
     func drain(_ decoder: Decoder, isVideo: Bool) throws {
       while true {
@@ -181,6 +187,15 @@ enum StreamProbe {
         if isVideo {
           count.pictures += 1
           if frame.isCorrupt { throw ProbeError("picture \(count.pictures) is damaged (the decoder concealed errors in it)") }
+          if start == nil {
+            start = VideoStart(
+              codec: video.codecName, width: frame.width, height: frame.height, pixelFormat: frame.pixelFormatName,
+              firstPacketIsKeyframe: firstPacketIsKey ?? false, firstFrameIsKeyframe: frame.isKeyframe,
+              pictureType: frame.pictureTypeLetter, sampleAspectRatio: video.sampleAspectRatio,
+              orientationIsIdentity: video.orientation == .identity, isInterlaced: frame.isInterlaced,
+              colorSpace: video.colorSpace, colorTransfer: video.colorTransfer, audioCodec: audio?.codecName,
+              audioSampleRate: audio?.sampleRate, duration: input.duration)
+          }
           if let t = frame.bestEffortTimestamp ?? frame.pts { times.append(Double(t) * timeBase) }
         } else {
           count.audioFrames += 1
@@ -197,6 +212,7 @@ enum StreamProbe {
     }
     while try input.read(into: packet) {
       if packet.streamIndex == video.index {
+        if firstPacketIsKey == nil { firstPacketIsKey = packet.isKeyframe }
         try send(videoDecoder, packet, isVideo: true)
       } else if let a = audio, let dec = audioDecoder, packet.streamIndex == a.index {
         try send(dec, packet, isVideo: false)
@@ -204,7 +220,7 @@ enum StreamProbe {
     }
     try send(videoDecoder, nil, isVideo: true)
     if let dec = audioDecoder { try send(dec, nil, isVideo: false) }
-    if count.pictures == 0 { throw ProbeError("no picture decodes") }
+    guard var result = start else { throw ProbeError("no picture decodes") }
     times.sort()
     count.firstPictureTime = times.first
     count.lastPictureTime = times.last
@@ -214,7 +230,8 @@ enum StreamProbe {
       for (a, b) in zip(times, times.dropFirst()) { gaps[Int(((b - a) * 1e6).rounded()), default: 0] += 1 }
       count.pictureInterval = gaps.max { $0.value < $1.value || ($0.value == $1.value && $0.key > $1.key) }.map { Double($0.key) / 1e6 }
     }
-    return count
+    result.decoded = count
+    return result
   }
 }
 

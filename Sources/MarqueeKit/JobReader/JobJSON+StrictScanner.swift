@@ -13,7 +13,7 @@ import Foundation
 /// validate: on anything it does not understand it stops and reports
 /// nothing, and it never reads out of bounds. Nesting deeper than
 /// `maxDepth` is not scanned.
-struct JobJSONDuplicateKeyScanner {
+struct JobJSONStrictScanner {
   /// A repeated key: the path of its second occurrence.
   struct Duplicate: Equatable {
     var path: String
@@ -50,7 +50,7 @@ struct JobJSONDuplicateKeyScanner {
 
   /// The first repeated key or trailing comma in document order, or `nil`.
   static func firstProblem(in data: Data) -> Problem? {
-    var scanner = JobJSONDuplicateKeyScanner(data)
+    var scanner = JobJSONStrictScanner(data)
     // A UTF-8 byte order mark is accepted by JSONSerialization.
     if scanner.bytes.starts(with: [0xEF, 0xBB, 0xBF]) { scanner.position = 3 }
     do {
