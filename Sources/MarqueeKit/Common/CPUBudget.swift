@@ -67,8 +67,9 @@ public final class CPUBudget: @unchecked Sendable {
   /// No limit: for callers outside a build (tests, the preview command).
   public static let unlimited = CPUBudget()
 
-  /// Thread count for an FFmpeg decoder or filter graph under this budget
-  /// (1 for `forJobs`; 0, FFmpeg's automatic choice, when unlimited).
+  /// Thread count for an FFmpeg decoder under this budget (1 for
+  /// `forJobs`; 0, FFmpeg's automatic choice, when unlimited). The
+  /// transcoder's filter graph always runs on one thread.
   public let libraryThreads: Int
 
   /// Waits for a permit.

@@ -281,7 +281,11 @@ public struct Transcoder {
         videoGraph = try FilterGraph(description: desc.text,
                                      inputs: [.videoSource(videoDecoder.bufferSourceArguments(for: decoded))],
                                      outputs: plan.renditions.map { _ in .videoSink },
-                                     threads: request.budget.libraryThreads)
+                                     // One thread always: libswscale's slice threads are
+                                     // the suspect of two runs (under heavy load) whose
+                                     // scaled rendition differed by a few bytes from a
+                                     // single-threaded one; decoding is bit-exact threaded.
+                                     threads: 1)
       }
       try videoGraph?.push(decoded)
       try pullVideo()
