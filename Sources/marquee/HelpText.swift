@@ -117,7 +117,7 @@ enum HelpText {
     errors (strict error recognition), and starts with a keyframe, at the same
     times in every rendition; durations equal what `url` plays (sum of
     #EXTINF, or the MP4's); MP4s are H.264 yuv420p with moov before mdat;
-    covers decode at the video's size and are not black or blank; images
+    covers decode at the video's size and are not black (nothing lit); images
     decode at their stated size with a dark variant beside them; animations
     stay within 20 frames and 10 MB decoded. Prints each violation as
     `<item id>: <file>: <problem>`.

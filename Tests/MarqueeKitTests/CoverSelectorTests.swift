@@ -30,7 +30,7 @@ struct CoverSelectorTests {
     for (i, m) in means.enumerated() {
       s.offer(time: Double(i) / 30, statistics: Self.stats(mean: m, spread: 30)) { i }
     }
-    let finished = s.finish()
+    let finished = try s.finish()
     let choice = try #require(finished)
     #expect(choice.payload == 4 && choice.qualified)
   }
@@ -41,7 +41,7 @@ struct CoverSelectorTests {
     s.offer(time: 0, statistics: Self.stats(mean: 128, spread: 2, sharp: false)) { 0 }  // flat grey card
     s.offer(time: 0.1, statistics: Self.stats(mean: 250, spread: 3, sharp: false)) { 1 }  // flash
     s.offer(time: 0.2, statistics: Self.stats(mean: 100, spread: 40)) { 2 }
-    let finished = s.finish()
+    let finished = try s.finish()
     #expect(try #require(finished).payload == 2)
   }
 
@@ -52,7 +52,7 @@ struct CoverSelectorTests {
     s.offer(time: 0.1, statistics: Self.stats(mean: 112, spread: 40, sharp: false)) { 1 }
     s.offer(time: 0.2, statistics: Self.stats(mean: 120, spread: 40, sharp: true)) { 2 }   // sharp
     s.offer(time: 0.3, statistics: Self.stats(mean: 121, spread: 40, sharp: true)) { 3 }
-    let finished = s.finish()
+    let finished = try s.finish()
     let choice = try #require(finished)
     #expect(choice.payload == 2, "earliest sharp frame wins, got \(choice.payload)")
 
@@ -61,38 +61,118 @@ struct CoverSelectorTests {
     cut.offer(time: 0.1, statistics: Self.stats(mean: 200, spread: 20)) { 1 }  // hard cut before and after
     cut.offer(time: 0.2, statistics: Self.stats(mean: 60, spread: 20)) { 2 }
     cut.offer(time: 0.3, statistics: Self.stats(mean: 61, spread: 20)) { 3 }
-    let cutFinished = cut.finish()
+    let cutFinished = try cut.finish()
     let c = try #require(cutFinished)
     #expect(c.payload == 3, "frames next to a cut are skipped, got \(c.payload)")
   }
 
-  @Test("an all-black clip falls back to the best frame with a warning")
-  func allBlack() throws {
-    var s = CoverSelector<Int>(policy: .auto)
-    for i in 0..<10 { s.offer(time: Double(i) / 10, statistics: Self.stats(mean: i == 6 ? 9 : 2, spread: 1)) { i } }
-    let finished = s.finish()
-    let choice = try #require(finished)
-    #expect(!choice.qualified && choice.payload == 6)
-    #expect(choice.warning?.contains("no frame qualified") == true)
+  /// A night scene: black but for `lights` small bright spots (phone
+  /// lights over a crowd) of luma `level`, with faint detail around them.
+  static func nightScene(lights: Int = 12, level: UInt8 = 150) -> PictureStatistics {
+    let w = 160, h = 90
+    var y = [UInt8](repeating: 3, count: w * h)
+    for r in 0..<h where r % 3 == 0 { for c in 0..<w where c % 5 == 0 { y[r * w + c] = 9 } }
+    for n in 0..<lights {
+      let r = 20 + (n * 7) % 50, c = 10 + n * 12
+      for dr in 0..<3 { for dc in 0..<3 { y[(r + dr) * w + c + dc] = level } }
+    }
+    let uv = PlaneThumbnail(width: 80, height: 45, samples: [UInt8](repeating: 128, count: 80 * 45))
+    return PictureStatistics(y: PlaneThumbnail(width: w, height: h, samples: y), u: uv, v: uv)
   }
 
-  @Test("a pinned time takes the frame shown at that time, and stops looking after it")
-  func pinned() throws {
-    var s = CoverSelector<Int>(policy: .at(seconds: 0.25))
-    var offered = 0
-    for i in 0..<30 where !s.isSatisfied {
-      offered += 1
-      s.offer(time: Double(i) / 10, statistics: Self.stats(mean: 5, spread: 1)) { i }
+  /// One flat tone over the whole picture.
+  static func solid(_ level: UInt8) -> PictureStatistics {
+    let uv = PlaneThumbnail(width: 16, height: 9, samples: [UInt8](repeating: 128, count: 144))
+    return PictureStatistics(y: PlaneThumbnail(width: 32, height: 18, samples: [UInt8](repeating: level, count: 576)), u: uv, v: uv)
+  }
+
+  @Test("black is judged by the bright tail: a dark scene with small lights is a picture, a near-black one is not")
+  func blackIsTheBrightTail() {
+    let night = Self.nightScene()
+    #expect(night.meanLuma < 8, "mean \(night.meanLuma)")
+    #expect(PictureLook.verdict(night) == .picture, "tail \(night.brightTail), range \(night.toneRange)")
+    #expect(PictureLook.verdict(Self.solid(0)) == .black)
+    #expect(PictureLook.verdict(Self.stats(mean: 5, spread: 3)) == .black)  // peaks at 18
+    #expect(PictureLook.verdict(Self.solid(200)) == .flat)
+    #expect(PictureLook.verdict(Self.titleCard()) == .picture)
+  }
+
+  @Test("a dark but lit scene is a cover without a warning, under auto and first", arguments: [CoverPolicy.auto, .first])
+  func darkSceneIsACover(policy: CoverPolicy) throws {
+    var s = CoverSelector<Int>(policy: policy)
+    s.offer(time: 0, statistics: Self.solid(0)) { 0 }
+    for i in 1..<40 { s.offer(time: Double(i) / 25, statistics: Self.nightScene(lights: 10 + i % 3)) { i } }
+    let choice = try s.finish()
+    #expect(choice.payload > 0 && choice.qualified && choice.warning == nil && choice.verdict == .picture)
+  }
+
+  @Test("a black clip with a one-frame white flash gets the flash, with a warning", arguments: [CoverPolicy.auto, .first])
+  func blackWithFlash(policy: CoverPolicy) throws {
+    var s = CoverSelector<Int>(policy: policy)
+    for i in 0..<60 { s.offer(time: Double(i) / 30, statistics: i == 31 ? Self.solid(252) : Self.solid(1)) { i } }
+    let choice = try s.finish()
+    #expect(choice.payload == 31 && !choice.qualified && choice.verdict == .flat)
+    #expect(choice.warning?.contains("no frame qualified") == true, "\(choice.warning ?? "")")
+  }
+
+  @Test("a clip with nothing lit fails, and the error names the fixes", arguments: [CoverPolicy.auto, .first])
+  func allBlack(policy: CoverPolicy) {
+    var s = CoverSelector<Int>(policy: policy)
+    for i in 0..<10 { s.offer(time: Double(i) / 10, statistics: Self.stats(mean: i == 6 ? 9 : 2, spread: 1)) { i } }
+    #expect {
+      _ = try s.finish()
+    } throws: { error in
+      let reason = (error as? CoverError)?.reason ?? ""
+      return reason.contains("no frame is lit") && reason.contains("\"cover\": {\"image\"") && reason.contains("\"at\"")
     }
-    let finished = s.finish()
-    let choice = try #require(finished)
-    #expect(choice.payload == 2)  // shown from 0.2 s to 0.3 s
-    #expect(offered == 4)
-    var late = CoverSelector<Int>(policy: .at(seconds: 9))
-    for i in 0..<5 { late.offer(time: Double(i) / 10, statistics: Self.stats(mean: 50, spread: 10)) { i } }
-    let lateFinished = late.finish()
-    let l = try #require(lateFinished)
-    #expect(l.payload == 4 && l.warning?.contains("past the end") == true)
+  }
+
+  @Test("a pinned flat frame is used with a warning; a pinned black frame fails naming the fixes")
+  func pinnedFlatAndBlack() throws {
+    var card = CoverSelector<Int>(policy: .at(seconds: 0.5))
+    for i in 0..<10 { card.offer(time: Double(i) / 10, statistics: Self.solid(180)) { i } }
+    let chosen = try card.finish()
+    #expect(chosen.payload == 5 && chosen.verdict == .flat)
+    #expect(chosen.warning?.contains("flat tone") == true)
+    var black = CoverSelector<Int>(policy: .at(seconds: 0.5))
+    for i in 0..<10 { black.offer(time: Double(i) / 10, statistics: Self.solid(i == 5 ? 0 : 120)) { i } }
+    #expect {
+      _ = try black.finish()
+    } throws: { error in
+      let reason = (error as? CoverError)?.reason ?? ""
+      return reason.contains("is black") && reason.contains("\"image\"") && reason.contains("\"at\"")
+    }
+  }
+
+  /// A lit, nearly one-tone wall: a gentle ±`spread`·√3 shading with ±1
+  /// grain, like a camera's view of a painted wall.
+  static func wall(mean: Int, spread: Int) -> PictureStatistics {
+    let w = 32, h = 18
+    var y = [UInt8](repeating: 0, count: w * h)
+    let amplitude = Double(spread) * 3.0.squareRoot()
+    for r in 0..<h {
+      for c in 0..<w {
+        let shade = (Double(c) / Double(w - 1) * 2 - 1) * amplitude
+        y[r * w + c] = UInt8(max(0, min(255, mean + Int(shade.rounded()) + ((r + c) % 2 == 0 ? 1 : -1))))
+      }
+    }
+    let uv = PlaneThumbnail(width: 16, height: 9, samples: [UInt8](repeating: 128, count: 144))
+    return PictureStatistics(y: PlaneThumbnail(width: w, height: h, samples: y), u: uv, v: uv)
+  }
+
+  @Test("auto prefers the detailed scene that follows over a blank wall at the start")
+  func blankWallLosesToDetail() throws {
+    let wall = Self.wall(mean: 125, spread: 14)
+    let selector = CoverSelector<Int>(policy: .auto)
+    #expect(selector.isExposedAndDetailed(wall), "the wall qualifies on its own: spread \(wall.lumaSpread), sharpness \(wall.sharpness)")
+    var s = CoverSelector<Int>(policy: .auto)
+    var i = 0
+    for _ in 0..<96 { s.offer(time: Double(i) / 24, statistics: wall) { i }; i += 1 }  // 4 s of wall
+    let firstScene = i
+    // A camera pan across a detailed street (a cut, so the first frame is skipped).
+    for _ in 0..<48 { s.offer(time: Double(i) / 24, statistics: Self.stats(mean: 110, spread: 45)) { i }; i += 1 }
+    let choice = try s.finish()
+    #expect(choice.payload > firstScene, "took frame \(choice.payload) (the wall ends at \(firstScene))")
   }
 
   // MARK: - Fades, title cards, low-contrast pictures
@@ -127,7 +207,7 @@ struct CoverSelectorTests {
     for i in fade.count..<(fade.count + 10) {
       s.offer(time: Double(i) / 30, statistics: card) { i }
     }
-    let finished = s.finish()
+    let finished = try s.finish()
     let choice = try #require(finished)
     #expect(choice.qualified && choice.warning == nil)
     #expect(choice.payload == fade.count + 1, "took frame \(choice.payload)")
@@ -150,7 +230,7 @@ struct CoverSelectorTests {
       i += 1
       t += 1.0 / 24
     }
-    let finished = s.finish()
+    let finished = try s.finish()
     let choice = try #require(finished)
     #expect(choice.payload >= firstStable, "took mid-fade frame \(choice.payload)")
     #expect(choice.qualified)

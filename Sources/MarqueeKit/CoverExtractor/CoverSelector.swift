@@ -3,9 +3,12 @@ import Foundation
 /// Thresholds that decide whether a picture can be a cover. All luma values
 /// are full range 0–255 on the 160-px thumbnail of `PictureStatistics`.
 public struct CoverCriteria: Sendable, Equatable {
-  /// Below this mean luma a picture reads as black: the fade-in leaders and
-  /// black frames common in marketing clips (the near-black Pixel clip in
-  /// the corpus averages about 4; a dim but real scene is above 40).
+  /// Below this mean luma a picture is *dim*. A dim picture that is lit
+  /// and detailed (`PictureLook`: a night scene, a concert lit by phones)
+  /// is a real cover, taken when no frame of the clip is well exposed; a
+  /// well-exposed frame is preferred (a fade-in's dim early frames are not
+  /// its cover). The near-black Pixel clip in the corpus averages about 4;
+  /// a dim but real daylight scene is above 40.
   public var minMeanLuma: Double = 40
   /// Above this mean luma a picture is a white flash or blown out, unless
   /// it is detailed (see `detailedSpread`).
@@ -23,14 +26,16 @@ public struct CoverCriteria: Sendable, Equatable {
   public var detailedSpread: Double = 30
   /// See `detailedSpread`.
   public var detailedSharpness: Double = 200
-  /// Below this luma standard deviation a picture is flat (a solid card):
-  /// a textured scene has 30 or more, a plain colour under 5...
+  /// Below this luma standard deviation a lit picture is *low in content*
+  /// (not flat: it has more than one tone, but little to look at: a fog, a
+  /// blank wall, the washed-out middle of a fade)...
   public var minLumaSpread: Double = 12
   /// ...unless its sharpness reaches this: a low-contrast but detailed
   /// picture (the corpus AVI's bird against a blue sky: spread 9.6,
-  /// sharpness 118) is not flat. A solid card, black leader or fade frame
-  /// with only noise stays under 35.
-  public var flatSharpness: Double = 60
+  /// sharpness 118; the night-time concert: spread 6-10, sharpness 340-1050)
+  /// is not. `auto` and `first` take a low-content frame only as a last
+  /// resort, with a warning.
+  public var contentSharpness: Double = 60
   /// More than this fraction of clipped (> 250) samples is blown out.
   public var maxClippedHighlights: Double = 0.30
   /// A mean luma change faster than this (levels per second, either side
@@ -62,9 +67,29 @@ public struct CoverChoice<Payload> {
   public var statistics: PictureStatistics
   /// False when no picture met the criteria and the best available was taken.
   public var qualified: Bool
-  /// A warning for the user when `qualified` is false or a pinned time was
-  /// past the end.
+  /// What a viewer sees in it (`PictureLook`): never `.black`.
+  public var verdict: PictureLook.Verdict
+  /// A warning for the user when `qualified` is false, the picture is flat,
+  /// or a pinned time was past the end.
   public var warning: String?
+}
+
+/// Why no cover could be chosen: every frame (or the pinned one) is black.
+/// The reason says what was seen and how to fix the job.
+public struct CoverError: Error, Sendable, CustomStringConvertible {
+  /// What was seen and what to do, starting lower-case.
+  public var reason: String
+  /// The file at fault as written in the job when it is not the video
+  /// source (the poster); `nil` for the source.
+  public var source: String?
+  public init(_ reason: String, source: String? = nil) {
+    self.reason = reason
+    self.source = source
+  }
+  public var description: String { reason }
+
+  /// The fixes a job has when the video has nothing to show.
+  static let fix = "supply a poster with \"cover\": {\"image\": \"poster.jpg\"}, or pin a lit frame with \"cover\": {\"at\": seconds}"
 }
 
 /// Chooses the cover while frames stream past, keeping at most three
@@ -82,6 +107,8 @@ public struct CoverSelector<Payload> {
     var cutBefore: Bool
   }
   private var best: (Candidate, Double)?
+  /// The best (`auto`) or first (`first`) dim but lit and detailed picture.
+  private var dim: (Candidate, Double)?
   private var pending: Candidate?
   private var fallback: (Candidate, Double)?
   private var pinned: Candidate?
@@ -97,21 +124,27 @@ public struct CoverSelector<Payload> {
   /// stop computing statistics.
   public var isSatisfied: Bool { done }
 
-  /// Whether `s` is neither black, blown out nor flat.
+  /// Whether `s` is a well-exposed picture: something to look at
+  /// (`PictureLook.verdict` is `.picture`, so neither black nor flat), not
+  /// dim, not low in content (`minLumaSpread`, `contentSharpness`) and not
+  /// blown out.
   ///
-  /// Black: mean luma under `minMeanLuma`. Blown out: mean above
+  /// Dim: mean luma under `minMeanLuma`. Blown out: mean above
   /// `hardMaxMeanLuma`, or above `maxMeanLuma` or with more than
   /// `maxClippedHighlights` clipped, unless detailed (spread and sharpness
-  /// at least `detailedSpread` and `detailedSharpness`). Flat: spread under
-  /// `minLumaSpread` and sharpness under `flatSharpness`.
+  /// at least `detailedSpread` and `detailedSharpness`).
   public func isExposedAndDetailed(_ s: PictureStatistics) -> Bool {
+    isLitPicture(s) && s.meanLuma >= criteria.minMeanLuma
+  }
+
+  /// Whether `s` is a picture (`PictureLook`: lit and not flat), not low in
+  /// content and not blown out, however dim.
+  public func isLitPicture(_ s: PictureStatistics) -> Bool {
     let c = criteria
-    guard s.meanLuma >= c.minMeanLuma, s.meanLuma <= c.hardMaxMeanLuma else { return false }
+    guard PictureLook.verdict(s) == .picture, s.meanLuma <= c.hardMaxMeanLuma else { return false }
+    guard s.lumaSpread >= c.minLumaSpread || s.sharpness >= c.contentSharpness else { return false }
     let detailed = s.lumaSpread >= c.detailedSpread && s.sharpness >= c.detailedSharpness
-    if (s.meanLuma > c.maxMeanLuma || s.clippedHighlights > c.maxClippedHighlights) && !detailed {
-      return false
-    }
-    return s.lumaSpread >= c.minLumaSpread || s.sharpness >= c.flatSharpness
+    return !((s.meanLuma > c.maxMeanLuma || s.clippedHighlights > c.maxClippedHighlights) && !detailed)
   }
 
   /// Whether the mean luma changes faster than `fadeRate` between two
@@ -120,13 +153,21 @@ public struct CoverSelector<Payload> {
     abs(b.meanLuma - a.meanLuma) > criteria.fadeRate * max(dt, 1e-3)
   }
 
-  /// The `auto` score: sharper, well exposed, colourful and early is better.
+  /// The `auto` score: detailed, well exposed, colourful and early is
+  /// better.
+  ///
+  /// Detail is the product of edges (log of `sharpness`) and tonal content
+  /// (`lumaSpread` relative to `detailedSpread`, at most 1), so a textured
+  /// but nearly one-tone picture (a blank wall, spread 13) scores well under
+  /// half of a scene at the same sharpness, and a detailed frame a couple of
+  /// seconds later beats it despite the earliness term.
   public func score(_ s: PictureStatistics, time: Double) -> Double {
     let exposure = max(0.1, 1 - abs(s.meanLuma - 118) / 118)
     let sharp = log(1 + s.sharpness)
+    let content = min(1, max(0.05, s.lumaSpread / criteria.detailedSpread))
     let colour = 1 + s.colourfulness / 40
     let early = 1 / (1 + max(0, time) / 3)
-    return sharp * exposure * colour * early
+    return sharp * content * exposure * colour * early
   }
 
   /// Offers the next picture, in presentation order.
@@ -138,7 +179,10 @@ public struct CoverSelector<Payload> {
                              payload: () throws -> Payload) rethrows {
     guard !done else { return }
     lastTime = time
-    let fallbackScore = s.meanLuma + 2 * s.lumaSpread - 200 * s.clippedHighlights
+    // The last resort is never black; a picture beats a flat frame.
+    let verdict = PictureLook.verdict(s)
+    let fallbackScore = (verdict == .picture ? 1000 : 0) + s.meanLuma + 2 * s.lumaSpread - 200 * s.clippedHighlights
+    let fallbackWanted = verdict != .black && (fallback == nil || fallbackScore > fallback!.1)
     switch policy {
     case .at(let target):
       if time <= target + 1e-6 || pinned == nil {
@@ -149,11 +193,15 @@ public struct CoverSelector<Payload> {
       if isExposedAndDetailed(s) {
         best = (Candidate(payload: try payload(), time: time, stats: s, cutBefore: false), 0)
         done = true
-      } else if fallback == nil || fallbackScore > fallback!.1 {
+      } else if dim == nil && isLitPicture(s) && s.sharpness >= criteria.minSharpness {
+        dim = (Candidate(payload: try payload(), time: time, stats: s, cutBefore: false), 0)
+      } else if fallbackWanted {
         fallback = (Candidate(payload: try payload(), time: time, stats: s, cutBefore: false), fallbackScore)
       }
+    case .image:
+      done = true
     case .auto:
-      if fallback == nil || fallbackScore > fallback!.1 {
+      if fallbackWanted {
         fallback = (Candidate(payload: try payload(), time: time, stats: s, cutBefore: false), fallbackScore)
       }
       var cutBefore = false
@@ -171,31 +219,59 @@ public struct CoverSelector<Payload> {
   }
 
   private mutating func evaluate(_ c: Candidate, cutAfter: Bool) {
-    guard isExposedAndDetailed(c.stats), c.stats.sharpness >= criteria.minSharpness,
+    guard isLitPicture(c.stats), c.stats.sharpness >= criteria.minSharpness,
           !c.cutBefore, !cutAfter else { return }
     let sc = score(c.stats, time: c.time)
-    if best == nil || sc > best!.1 { best = (c, sc) }
+    if c.stats.meanLuma >= criteria.minMeanLuma {
+      if best == nil || sc > best!.1 { best = (c, sc) }
+    } else if dim == nil || sc > dim!.1 {
+      dim = (c, sc)
+    }
   }
 
-  /// Ends the stream and returns the choice; nil only when no picture was
-  /// offered at all.
-  public mutating func finish() -> CoverChoice<Payload>? {
+  /// Ends the stream and returns the choice.
+  ///
+  /// `auto` and `first` never return a black picture: a well-exposed one,
+  /// else a dim but lit one, else (with a warning) the best flat, blown-out
+  /// or blurred one. A pinned time returns the user's frame, flat or not
+  /// (a flat one with a warning).
+  ///
+  /// - Throws: `CoverError` when every picture offered is black (or the
+  ///   pinned one is), or none was offered; the reason names the fix.
+  public mutating func finish() throws(CoverError) -> CoverChoice<Payload> {
     if let p = pending { evaluate(p, cutAfter: false); pending = nil }
     done = true
     switch policy {
+    case .image:
+      throw CoverError("the cover is the job's poster, not a frame")
     case .at(let target):
-      guard let c = pinned else { return nil }
-      let warning = target > lastTime + 0.5
-        ? String(format: "cover time %.3f s is past the end of the video (%.3f s); the last frame was used", target, lastTime)
-        : nil
-      return CoverChoice(payload: c.payload, time: c.time, statistics: c.stats, qualified: true, warning: warning)
-    case .first, .auto:
-      if let (c, _) = best {
-        return CoverChoice(payload: c.payload, time: c.time, statistics: c.stats, qualified: true, warning: nil)
+      guard let c = pinned else { throw CoverError("no picture reached the cover extractor") }
+      let verdict = PictureLook.verdict(c.stats)
+      if verdict == .black {
+        throw CoverError(String(format: "the frame at %.3f s (pinned with \"at\") is black: %@; pin a lit frame with another \"at\" time, or supply a poster with \"cover\": {\"image\": \"poster.jpg\"}",
+                                c.time, PictureLook.describeBlack(c.stats)))
       }
-      guard let (c, _) = fallback else { return nil }
-      let warning = String(format: "no frame qualified as a cover (every frame is black, blown out, flat or blurred); used the best available at %.3f s (mean luma %.0f of 255)", c.time, c.stats.meanLuma)
-      return CoverChoice(payload: c.payload, time: c.time, statistics: c.stats, qualified: false, warning: warning)
+      var warnings: [String] = []
+      if target > lastTime + 0.5 {
+        warnings.append(String(format: "cover time %.3f s is past the end of the video (%.3f s); the last frame was used", target, lastTime))
+      }
+      if verdict == .flat {
+        warnings.append(String(format: "the pinned cover at %.3f s is %@; used as asked", c.time, PictureLook.describeFlat(c.stats)))
+      }
+      return CoverChoice(payload: c.payload, time: c.time, statistics: c.stats, qualified: true, verdict: verdict,
+                         warning: warnings.isEmpty ? nil : warnings.joined(separator: "; "))
+    case .first, .auto:
+      if let (c, _) = best ?? dim {
+        return CoverChoice(payload: c.payload, time: c.time, statistics: c.stats, qualified: true, verdict: .picture, warning: nil)
+      }
+      guard let (c, _) = fallback else {
+        if lastTime == -Double.infinity { throw CoverError("no picture reached the cover extractor") }
+        throw CoverError("no frame is lit: every frame is black (the brightest 0.5 % of each stays under luma \(Int(PictureLook.litLuma)) of 255), so the video has nothing to show as a cover; " + CoverError.fix)
+      }
+      let verdict = PictureLook.verdict(c.stats)
+      let what = verdict == .flat ? PictureLook.describeFlat(c.stats) : "blown out or blurred"
+      let warning = String(format: "no frame qualified as a cover (every lit frame is flat, blown out, blurred or in a transition); used the best available at %.3f s, %@; a poster (\"cover\": {\"image\": …}) or a pinned time (\"cover\": {\"at\": seconds}) gives a better one", c.time, what)
+      return CoverChoice(payload: c.payload, time: c.time, statistics: c.stats, qualified: false, verdict: verdict, warning: warning)
     }
   }
 }

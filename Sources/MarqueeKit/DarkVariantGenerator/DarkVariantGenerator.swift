@@ -35,6 +35,9 @@ public struct DarkVariantGenerator: Sendable {
     /// The dark surface the variant is shown on; light backgrounds become
     /// this colour. Default `#1C1C1E` (``DarkSurface/standard``).
     public var surface: DarkSurface
+    /// The light surface the original is shown on (`background`), for
+    /// "darker as shown" (`PictureLook`). Default white.
+    public var lightSurface: DarkSurface
     /// Factor applied to a photograph's luma, clamped to 0.3...1. Default
     /// 0.72: a 28 % drop takes a typical daylight photo (mean luma ~130) to
     /// ~95, which no longer glares next to dark UI, while shadows (already
@@ -66,12 +69,14 @@ public struct DarkVariantGenerator: Sendable {
     ///   - featherRadius: Width of the decontaminated edge band, in pixels.
     public init(
       surface: DarkSurface = .standard,
+      lightSurface: DarkSurface = DarkSurface(r: 255, g: 255, b: 255),
       photoLumaScale: Double = 0.72,
       photoDesaturation: Double = 0.12,
       subjectDim: Double = 0.04,
       featherRadius: Int = 2
     ) {
       self.surface = surface
+      self.lightSurface = lightSurface
       self.photoLumaScale = photoLumaScale
       self.photoDesaturation = photoDesaturation
       self.subjectDim = subjectDim
@@ -93,12 +98,19 @@ public struct DarkVariantGenerator: Sendable {
 
   /// Classifies `image` and makes its dark variant.
   ///
+  /// The result is darker as shown (`PictureLook.darkerAsShown`: the
+  /// original on ``Options/lightSurface``, the variant on
+  /// ``Options/surface``), the rule `marquee verify` checks: when a
+  /// treatment alone does not get there (a light-ink logo on transparency
+  /// whose light surface is itself dark), the photograph dim is applied on
+  /// top, up to four times.
+  ///
   /// - Parameter image: The light original, sRGB, straight alpha.
   /// - Returns: The dark variant (same size, alpha bytes unchanged), its
   ///   classification and the mean luma before and after.
   public func makeDarkVariant(of image: RGBAImage) -> DarkVariant {
     let analysis = analyze(image)
-    let output: RGBAImage
+    var output: RGBAImage
     switch analysis.kind {
     case .lightBackground:
       output = darkenLightBackground(image, analysis: analysis)
@@ -106,6 +118,16 @@ public struct DarkVariantGenerator: Sendable {
       output = darkenPhotograph(image)
     case .transparent:
       output = darkenTransparent(image)
+    }
+    let surfaces = PictureLook.Surfaces(
+      light: RGBColor(r: options.lightSurface.r, g: options.lightSurface.g, b: options.lightSurface.b),
+      dark: RGBColor(r: options.surface.r, g: options.surface.g, b: options.surface.b))
+    let shownLight = PictureLook.shownMeanLuma(image, on: surfaces.light)
+    var passes = 0
+    while passes < 4,
+          !PictureLook.isDarker(shownDark: PictureLook.shownMeanLuma(output, on: surfaces.dark), shownLight: shownLight) {
+      output = darkenPhotograph(output)
+      passes += 1
     }
     return DarkVariant(
       image: output, kind: analysis.kind,

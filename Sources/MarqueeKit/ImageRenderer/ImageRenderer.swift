@@ -133,8 +133,9 @@ public struct ImageRenderer: Sendable {
   // MARK: - Shared helpers
 
   var darkGenerator: DarkVariantGenerator {
-    let s = options.darkSurface
-    return DarkVariantGenerator(options: .init(surface: DarkSurface(r: s.r, g: s.g, b: s.b)))
+    let s = options.darkSurface, l = options.background
+    return DarkVariantGenerator(options: .init(surface: DarkSurface(r: s.r, g: s.g, b: s.b),
+                                               lightSurface: DarkSurface(r: l.r, g: l.g, b: l.b)))
   }
 
   /// Composites onto an opaque colour for JPEG (a no-op copy when opaque).

@@ -67,6 +67,20 @@ public enum CoverPolicy: Sendable, Equatable {
   /// The frame at this time, in seconds from the start of the source,
   /// at least 0 (`{"at": 1.5}`).
   case at(seconds: Double)
+  /// A poster still supplied by the job (`{"image": "media/poster.jpg"}`):
+  /// JPEG, PNG, WebP or HEIC under the image sources' rules and limits,
+  /// fitted to the video's output size (`PosterFitter`).
+  ///
+  /// - `source`: the file, absolute and standardized (resolved like
+  ///   `source`, against the job file's folder).
+  /// - `text`: the path exactly as written, for messages.
+  case image(source: URL, text: String)
+
+  /// The poster file, when the cover is one.
+  public var posterSource: URL? {
+    if case .image(let source, _) = self { return source }
+    return nil
+  }
 }
 
 // MARK: - BannerSpec

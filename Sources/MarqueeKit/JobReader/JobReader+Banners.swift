@@ -157,9 +157,9 @@ extension JobDocumentValidator {
     return (url.absoluteURL.standardizedFileURL, text)
   }
 
-  /// `"auto"`, `"first"` or `{"at": seconds}`.
+  /// `"auto"`, `"first"`, `{"at": seconds}` or `{"image": "poster.jpg"}`.
   private func cover(_ value: Any, at path: String, settings: JobSettings) throws(JobError) -> CoverPolicy {
-    let expected = "\"auto\", \"first\" or {\"at\": seconds}"
+    let expected = "\"auto\", \"first\", {\"at\": seconds} or {\"image\": \"poster.jpg\"}"
     if let text = value as? String {
       switch text {
       case "auto": return .auto
@@ -168,11 +168,19 @@ extension JobDocumentValidator {
       }
     }
     guard let object = value as? [String: Any] else { throw mismatch(expected, found: value, at: path) }
-    try checkKeys(of: object, allowed: ["at"], at: path)
-    let atPath = JobJSON.path(path, key: "at")
-    guard let atValue = object["at"] else {
-      throw fail(path, "missing \"at\": the time of the cover frame in seconds, e.g. {\"at\": 1.5}")
+    try checkKeys(of: object, allowed: ["at", "image"], at: path)
+    if object["at"] != nil && object["image"] != nil {
+      throw fail(path, "has both \"at\" and \"image\": a cover is either a frame of the video or a poster, not both")
     }
+    if let imageValue = object["image"] {
+      let (url, text) = try source(imageValue, at: JobJSON.path(path, key: "image"))
+      return .image(source: url, text: text)
+    }
+    let atPath = JobJSON.path(path, key: "at")
+    guard object["at"] != nil else {
+      throw fail(path, "missing \"at\" or \"image\": the time of the cover frame in seconds ({\"at\": 1.5}), or a poster still ({\"image\": \"media/poster.jpg\"})")
+    }
+    let atValue = object["at"]!
     let seconds = try number(atValue, at: atPath)
     guard seconds >= 0 else {
       throw fail(atPath, "must be 0 or more seconds, found \(JobJSON.render(atValue))")

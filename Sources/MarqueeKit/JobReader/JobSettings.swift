@@ -128,6 +128,11 @@ public enum VideoURLChoice: String, Sendable, Equatable, CaseIterable {
 
 // MARK: - RGBColor
 
+extension JobSettings {
+  /// `background` and `dark_surface`, the surfaces pictures are shown on.
+  public var surfaces: PictureLook.Surfaces { PictureLook.Surfaces(light: background, dark: darkSurface) }
+}
+
 /// An opaque sRGB colour with 8 bits per channel.
 public struct RGBColor: Sendable, Equatable, Hashable, CustomStringConvertible {
   /// Red, 0...255.

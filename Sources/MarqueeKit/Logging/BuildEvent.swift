@@ -33,8 +33,11 @@ public struct BuildEvent: Sendable, Equatable {
     case cleanup
     /// Hashing a source and its settings.
     case hash
-    /// Making an item's outputs (transcode, covers, images).
+    /// Making an item's outputs (transcode, images).
     case encode
+    /// Choosing a video's cover (a frame, or the job's poster) and writing
+    /// it with its dark variant.
+    case cover
     /// Checking outputs (an item's, or the staged bundle's).
     case verify
     /// Putting an item's outputs into the content-addressed store.

@@ -60,9 +60,16 @@ public struct ManifestEmitter: Sendable {
   /// - Parameter baseURL: Absolute `http`/`https` URL of the bundle root
   ///   (`Job.baseURL`); a missing trailing `/` is added. `nil` for URLs
   ///   relative to banners.json. Checked by `render(_:)`.
-  public init(baseURL: String?) {
+  public init(baseURL: String?, surfaces: PictureLook.Surfaces? = nil) {
     self.baseURL = baseURL
+    self.surfaces = surfaces
   }
+
+  /// The light and dark surfaces the bundle's images and dark variants were
+  /// made for, written as `"surfaces": {"dark": "#1C1C1E", "light":
+  /// "#FFFFFF"}` (an extra key the client may ignore; `marquee verify`
+  /// judges "darker as shown" on them). `nil` writes none.
+  public var surfaces: PictureLook.Surfaces?
 
   // MARK: - API
 
@@ -95,7 +102,11 @@ public struct ManifestEmitter: Sendable {
       }
       items.append(.object(builder.members))
     }
-    let document = ManifestJSON.object(["banners": .array(items)])
+    var members: [String: ManifestJSON] = ["banners": .array(items)]
+    if let surfaces {
+      members["surfaces"] = .object(["light": .string(surfaces.light.hex), "dark": .string(surfaces.dark.hex)])
+    }
+    let document = ManifestJSON.object(members)
     return Data(document.rendered().utf8)
   }
 

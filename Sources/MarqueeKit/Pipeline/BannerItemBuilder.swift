@@ -26,8 +26,9 @@ struct BannerItemBuilder: Sendable {
   }
 
   var darkVariants: DarkVariantGenerator {
-    let s = settings.darkSurface
-    return DarkVariantGenerator(options: .init(surface: DarkSurface(r: s.r, g: s.g, b: s.b)))
+    let s = settings.darkSurface, l = settings.background
+    return DarkVariantGenerator(options: .init(surface: DarkSurface(r: s.r, g: s.g, b: s.b),
+                                               lightSurface: DarkSurface(r: l.r, g: l.g, b: l.b)))
   }
 
   /// The folder the stages write an item into, relative to `staging`.
@@ -76,6 +77,8 @@ extension ItemFailure {
       io = e.code == .writeFailed || e.cause.map { FileSystem.outputErrnos.contains(-$0.code) } ?? false
     case let e as ItemFailure:
       return e
+    case let e as CoverError:
+      return ItemFailure(id: spec.id, source: e.source ?? spec.sourceText, reason: e.reason, stage: .cover)
     case let e as StoreError:
       reason = e.description
       io = e.isIO

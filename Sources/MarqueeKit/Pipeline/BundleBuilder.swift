@@ -274,11 +274,19 @@ struct BuildRun: Sendable {
     let hashStart = Date()
     let fingerprints = await Self.boundedMap(selected, limit: options.jobs, budget: budget) { i -> Result<ItemFingerprint, ItemFailure> in
       let spec = specs[i]
-      do throws(StoreError) {
-        let digest = try store.sourceDigest(spec.source)
+      let digest: String
+      do throws(StoreError) { digest = try store.sourceDigest(spec.source) } catch {
+        return .failure(ItemFailure(id: spec.id, source: spec.sourceText, reason: Self.sourceProblem(spec.source, error)))
+      }
+      guard case .image(let poster, let posterText) = spec.cover else {
         return .success(ItemFingerprint(spec: spec, settings: settings, sourceDigest: digest))
+      }
+      do throws(StoreError) {
+        let posterDigest = try store.sourceDigest(poster)
+        return .success(ItemFingerprint(spec: spec, settings: settings, sourceDigest: digest, posterDigest: posterDigest))
       } catch {
-        return .failure(ItemFailure(id: spec.id, source: spec.sourceText, reason: Self.sourceProblem(spec, error)))
+        return .failure(ItemFailure(id: spec.id, source: posterText,
+                                    reason: "the poster (cover.image): " + Self.sourceProblem(poster, error)))
       }
     }
     emit(.debug, .hash, .finished, duration: Date().timeIntervalSince(hashStart), message: "\(selected.count) item(s) fingerprinted")
@@ -362,8 +370,8 @@ struct BuildRun: Sendable {
 
   /// Why a source could not be fingerprinted, in `validate`'s words and
   /// without its path: the failure names the source as written in the job.
-  static func sourceProblem(_ spec: BannerSpec, _ error: StoreError) -> String {
-    let path = spec.source.path
+  static func sourceProblem(_ source: URL, _ error: StoreError) -> String {
+    let path = source.path
     var isDirectory: ObjCBool = false
     guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return "file not found" }
     if isDirectory.boolValue { return "is a folder, not a media file" }
@@ -430,7 +438,7 @@ struct BuildRun: Sendable {
         FileSystem.remove(scratch)
       }
       let seconds = Date().timeIntervalSince(start)
-      emit(.error, item: spec.id, .encode, .failed, duration: seconds, error: failure.sourceAndReason,
+      emit(.error, item: spec.id, failure.stage, .failed, duration: seconds, error: failure.sourceAndReason,
            fields: ["source": failure.source])
       return BuiltObject(record: nil, failure: failure, seconds: seconds)
     }
@@ -442,10 +450,12 @@ struct BuildRun: Sendable {
     let assets = record.verification(id: spec.id, autoplay: spec.autoplay, muted: spec.muted)
     if let video = assets.video {
       var verifier = VideoAssetVerifier(assets: video, files: files, decode: true, scratch: scratch)
+      verifier.surfaces = job.settings.surfaces
       return verifier.run()
     }
     if let image = assets.image {
       var verifier = ImageAssetVerifier(assets: image, files: files, decode: true)
+      verifier.surfaces = job.settings.surfaces
       return verifier.run()
     }
     return [Violation(item: spec.id, file: files.display(""), problem: "the record describes no outputs")]
@@ -517,7 +527,7 @@ struct BuildRun: Sendable {
       entries.append(try record.entry(for: state.spec, folder: folder))
     }
     let manifest: Data
-    do { manifest = try ManifestEmitter(baseURL: job.baseURL).render(entries) } catch {
+    do { manifest = try ManifestEmitter(baseURL: job.baseURL, surfaces: job.settings.surfaces).render(entries) } catch {
       throw StoreError("banners.json cannot be written: \(error)")
     }
     try FileSystem.writeAtomically(Data(NginxDarkThemeRule.text.utf8), to: staging.appendingPathComponent(NginxDarkThemeRule.fileName))

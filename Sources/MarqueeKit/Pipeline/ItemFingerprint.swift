@@ -15,7 +15,7 @@ public struct ItemFingerprint: Sendable, Equatable {
   /// (transcoder, covers, dark variants, images): every item is rebuilt.
   /// The Marquee version is part of the fingerprint too, so every release
   /// rebuilds once; `build --rebuild` forces it in between.
-  public static let outputFormatVersion = 1
+  public static let outputFormatVersion = 2
 
   /// Marquee's version (`marquee --version`).
   public static let marqueeVersion = "0.2.0"
@@ -37,8 +37,12 @@ public struct ItemFingerprint: Sendable, Equatable {
   /// The first 16 hex digits, used in asset folder names.
   public var shortHash: String { String(hash.prefix(16)) }
 
-  public init(spec: BannerSpec, settings: JobSettings, sourceDigest: String) {
-    let text = Self.canonicalSettings(spec: spec, settings: settings)
+  /// - Parameters:
+  ///   - posterDigest: SHA-256 (hex) of the poster file when the cover is
+  ///   one (`CoverPolicy.image`); its bytes and path are part of the hash.
+  public init(spec: BannerSpec, settings: JobSettings, sourceDigest: String, posterDigest: String? = nil) {
+    var text = Self.canonicalSettings(spec: spec, settings: settings)
+    if let posterDigest { text += "poster-sha256=\(posterDigest)\n" }
     canonicalSettings = text
     self.sourceDigest = sourceDigest
     hash = SHA256.hash(text + "source-sha256=\(sourceDigest)\n").hex
@@ -76,8 +80,11 @@ public struct ItemFingerprint: Sendable, Equatable {
         case .auto: "auto"
         case .first: "first"
         case .at(let seconds): "at:\(seconds)"
+        case .image(_, let text): "image:\(text)"
         }
       lines.append("cover=\(cover)")
+      // A poster is flattened onto the background like an image source.
+      if case .image = spec.cover { lines.append("settings.background=\(settings.background)") }
       lines.append("encoder_threads=\(encoderThreads)")
     }
     return lines.joined(separator: "\n") + "\n"

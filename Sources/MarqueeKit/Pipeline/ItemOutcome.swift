@@ -12,8 +12,11 @@ public struct ItemFailure: Error, CustomStringConvertible, Sendable {
   /// or forbidden output folder) rather than the source: the run then ends
   /// with the I/O exit code and publishes nothing.
   public var isOutputIOError: Bool
+  /// The stage that failed, for `<id>: <stage> failed: …`.
+  public var stage: BuildEvent.Stage
 
-  public init(id: String, source: String, reason: String, isOutputIOError: Bool = false) {
+  public init(id: String, source: String, reason: String, isOutputIOError: Bool = false, stage: BuildEvent.Stage = .encode) {
+    self.stage = stage
     self.id = id
     self.source = source
     self.reason = reason

@@ -54,6 +54,12 @@ public enum JobValidator {
         continue
       }
       try? handle.close()
+      if case .image(let poster, let text) = spec.cover {
+        let posterPath = spec.jsonPath + ".cover.image"
+        if let reason = checkPoster(poster, limits: limits, background: s.background) {
+          problems.append(JobProblem(file: file, path: posterPath, reason: "\(reason) (\(text))"))
+        }
+      }
       switch spec.kind {
       case .video:
         do {
@@ -69,5 +75,19 @@ public enum JobValidator {
       }
     }
     return problems
+  }
+
+  /// Why the poster at `url` cannot be a cover, or `nil`: it must exist, be
+  /// a readable regular file, and be a JPEG, PNG, WebP or HEIC still within
+  /// the job's limits (`PosterFitter.open`, headers only).
+  static func checkPoster(_ url: URL, limits: InputLimits, background: RGBColor) -> String? {
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else { return "poster not found" }
+    if isDirectory.boolValue { return "is a folder, not a poster image" }
+    guard FileManager.default.isReadableFile(atPath: url.path) else { return "poster cannot be read (permissions)" }
+    do { _ = try PosterFitter(limits: limits, background: background).open(url) } catch {
+      return "not a usable poster: \(error.reason)"
+    }
+    return nil
   }
 }

@@ -62,15 +62,25 @@ public struct TranscodeResult: Sendable {
   /// The MP4 path relative to the item folder.
   public var mp4Path: String
   public var hasAudio: Bool
-  /// The cover picture at the top rendition's size, RGBA sRGB.
-  public var cover: RGBAImage
-  /// Presentation time of the cover in seconds.
-  public var coverTime: Double
+  /// The frame the cover selector chose (the top rendition's size, RGBA
+  /// sRGB), or why none could be: the cover stage decides what to do with
+  /// it. `nil` when the request's cover is a poster (no frame is chosen).
+  public var cover: Result<CoverPicture, CoverError>?
   /// Warnings for the user (no qualifying cover, dropped audio, …).
   public var warnings: [String]
   /// Source facts for logs.
   public var sourceCodec: String
   public var dynamicRange: DynamicRange
+}
+
+/// A cover picture taken from the video.
+public struct CoverPicture: Sendable {
+  /// RGBA sRGB, opaque, at the top rendition's size.
+  public var image: RGBAImage
+  /// Presentation time in seconds from the start of the output.
+  public var time: Double
+  /// The selector's warning (a flat last resort, a pinned time past the end).
+  public var warning: String?
 }
 
 /// Errors of the transcoder stage; the pipeline adds the item id.
@@ -236,7 +246,7 @@ public struct Transcoder {
       for i in plan.renditions.indices {
         while try g.pull(filtered, output: i) == .produced {
           let n = filtered.pts ?? 0
-          if i == 0 && !selector.isSatisfied, let thumbs = filtered.yuvThumbnails() {
+          if i == 0 && !selector.isSatisfied && request.coverPolicy.posterSource == nil, let thumbs = filtered.yuvThumbnails() {
             let t = Double(n) * encoderTB.doubleValue
             let stats = PictureStatistics(y: thumbs.y, u: thumbs.u, v: thumbs.v)
             try selector.offer(time: t, statistics: stats) { try filtered.clone() }
@@ -379,11 +389,16 @@ public struct Transcoder {
     for m in hls { try m.finish() }
     try mp4.finish()
 
-    guard let choice = selector.finish() else { throw TranscodeError("no picture reached the cover extractor") }
-    if let w = choice.warning { warnings.append(w) }
-    let cover = try PixelConverter.rgba(from: choice.payload)
+    var cover: Result<CoverPicture, CoverError>? = nil
+    if request.coverPolicy.posterSource == nil {
+      var chosen: CoverChoice<Frame>? = nil
+      do throws(CoverError) { chosen = try selector.finish() } catch { cover = .failure(error) }
+      if let c = chosen {
+        cover = .success(CoverPicture(image: try PixelConverter.rgba(from: c.payload), time: c.time, warning: c.warning))
+      }
+    }
     return TranscodeResult(plan: plan, renditions: outputs, mp4Path: mp4Name, hasAudio: audioEncoder != nil && audioGraph != nil,
-                           cover: cover, coverTime: choice.time, warnings: warnings, sourceCodec: video.codecName,
+                           cover: cover, warnings: warnings, sourceCodec: video.codecName,
                            dynamicRange: dynamicRange)
   }
 }

@@ -7,10 +7,13 @@ public struct BuiltVideoBanner: Sendable {
   /// One line: codecs, ladder, frame rate, duration, cover time.
   public var summary: String
   public var result: TranscodeResult
+  /// The cover frame's time in seconds; `nil` when the cover is a poster.
+  public var coverTime: Double?
 }
 
 /// The video banner's stage chain: transcoder → master playlist from
-/// measured segments → cover extractor (with its dark variant) → the
+/// measured segments → cover stage (the chosen frame or the job's poster,
+/// with its dark variant) → the
 /// manifest entry, whose duration is measured from the output that `url`
 /// points at (the sum of the default variant's `#EXTINF`, or the MP4's).
 public struct VideoBannerBuilder: Sendable {
@@ -79,25 +82,27 @@ public struct VideoBannerBuilder: Sendable {
     let master = MasterPlaylistWriter().render(variants, defaultIndex: result.plan.mp4Rendition, iFrames: iFrames)
     try Data(master.utf8).write(to: dir.appendingPathComponent("master.m3u8"), options: .atomic)
 
-    let cover = try CoverExtractor(webpQuality: settings.webpQuality, jpegQuality: settings.jpegQuality,
-                                   darkVariants: darkVariants)
-      .write(result.cover, bundleRoot: bundleRoot, directory: folder)
+    let top = result.renditions[0].plan
+    let coverOutput = try CoverStage(settings: settings, darkVariants: darkVariants)
+      .run(policy: spec.cover, frame: result.cover, width: top.width, height: top.height,
+           bundleRoot: bundleRoot, folder: folder)
+    let cover = coverOutput.files
 
     // The duration of what `url` plays, measured from the output.
     let hlsDuration = playlists[result.plan.mp4Rendition].duration
     let mp4Duration = try InputContainer(path: dir.appendingPathComponent(result.mp4Path).path,
                                          allowedFormats: ["mov", "mp4"]).duration ?? hlsDuration
     let duration = settings.videoURL == .mp4 ? mp4Duration : hlsDuration
-    let top = result.renditions[0].plan
     let entry = VideoManifestEntry(
       id: spec.id, playlistPath: "\(folder)/master.m3u8", mp4Path: "\(folder)/\(result.mp4Path)",
       coverPath: cover.webp, coverJPEGPath: cover.jpeg, darkCoverPath: cover.darkWebP,
       darkCoverJPEGPath: cover.darkJPEG, duration: duration, width: top.width, height: top.height,
       autoplay: spec.autoplay, muted: spec.muted, link: spec.link, urlChoice: settings.videoURL)
     let ladder = result.renditions.map { "\($0.plan.width)x\($0.plan.height)" }.joined(separator: ", ")
-    let summary = String(format: "%@ → H.264 %@ @ %.3f fps%@, %.3f s, cover at %.2f s",
+    let summary = String(format: "%@ → H.264 %@ @ %.3f fps%@, %.3f s, %@",
                          result.sourceCodec, ladder, result.plan.frameRate.doubleValue,
-                         result.hasAudio ? " + AAC" : "", duration, result.coverTime)
-    return BuiltVideoBanner(entry: entry, warnings: result.warnings, summary: summary, result: result)
+                         result.hasAudio ? " + AAC" : "", duration, coverOutput.origin)
+    return BuiltVideoBanner(entry: entry, warnings: result.warnings + coverOutput.warnings, summary: summary,
+                            result: result, coverTime: coverOutput.time)
   }
 }

@@ -21,6 +21,15 @@ public struct BundleVerifier: Sendable {
   static let recommendedMaxItems = 10
 
   /// Checks the bundle folder `bundle`.
+  /// The surfaces a banners.json names (`"surfaces": {"light": "#FFFFFF",
+  /// "dark": "#1C1C1E"}`), when it names both well-formed.
+  static func surfaces(in root: [String: Any]?) -> PictureLook.Surfaces? {
+    guard let object = root?["surfaces"] as? [String: Any],
+          let light = (object["light"] as? String).flatMap(RGBColor.init(hex:)),
+          let dark = (object["dark"] as? String).flatMap(RGBColor.init(hex:)) else { return nil }
+    return PictureLook.Surfaces(light: light, dark: dark)
+  }
+
   public func verify(bundle: URL) -> VerifyReport {
     var report = VerifyReport(violations: [], warnings: [], itemCount: 0, fileCount: 0)
     let manifestURL = bundle.appendingPathComponent("banners.json")
@@ -66,16 +75,19 @@ public struct BundleVerifier: Sendable {
         }
       }
       let decode = options.decodeMedia && !isTrusted(paths.values)
+      let surfaces = Self.surfaces(in: root) ?? options.surfaces
       switch item["type"] as? String {
       case "video":
         let assets = Self.videoAssets(id: itemID, item: item, paths: paths)
         var verifier = VideoAssetVerifier(assets: assets, files: files, decode: decode,
                                           everyPicture: options.everyPicture, scratch: scratch)
+        verifier.surfaces = surfaces
         report.violations += verifier.run()
         report.fileCount += verifier.fileCount
       case "image":
         let assets = Self.imageAssets(id: itemID, item: item, paths: paths)
         var verifier = ImageAssetVerifier(assets: assets, files: files, decode: decode)
+        verifier.surfaces = surfaces
         report.violations += verifier.run()
         report.fileCount += verifier.fileCount
       default:

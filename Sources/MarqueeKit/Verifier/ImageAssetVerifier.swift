@@ -52,15 +52,20 @@ struct ImageAssetVerifier {
     if !assets.files.contains(where: { $0.key == "dark_url" }) {
       fail("banners.json", "no dark_url: dark mode needs an explicit dark image URL")
     }
-    if let light = lumaMeans["url"], let dark = lumaMeans["dark_url"], dark > light + 2 {
+    if let light = lumaMeans["url"], let dark = lumaMeans["dark_url"],
+       !PictureLook.isDarker(shownDark: dark, shownLight: light) {
       fail(assets.files.first { $0.key == "dark_url" }?.path ?? "banners.json",
-           String(format: "dark_url: the dark variant is brighter than the image (mean luma %.0f vs %.0f)", dark, light))
+           String(format: "dark_url: the dark variant is brighter as shown than the image (mean luma %.0f on %@ vs %.0f on %@)",
+                  dark, surfaces.dark.description, light, surfaces.light.description))
     }
     return violations
   }
 
-  /// Mean luma of decoded images by key.
+  /// Mean luma of decoded images by key, each as shown on its surface
+  /// (`PictureLook.shownMeanLuma`).
   private var lumaMeans: [String: Double] = [:]
+  /// What images are shown on (`PictureLook`'s "darker as shown").
+  var surfaces = PictureLook.Surfaces.standard
 
   private mutating func check(_ file: ImageAssets.File) {
     guard (files.size(file.path) ?? 0) > 0 else {
@@ -103,7 +108,9 @@ struct ImageAssetVerifier {
     guard decode else { return }
     do {
       let picture = try source.decodeStill()
-      if file.key == "url" || file.key == "dark_url" { lumaMeans[file.key] = LumaStatistics(picture.image).mean }
+      if file.key == "url" || file.key == "dark_url" {
+        lumaMeans[file.key] = PictureLook.shownMeanLuma(picture.image, on: surfaces.surface(dark: file.key == "dark_url"))
+      }
     } catch {
       fail(file.path, "\(file.key): image does not decode: \(error.reason)")
     }

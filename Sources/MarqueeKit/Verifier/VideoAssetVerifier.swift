@@ -34,8 +34,10 @@ struct VideoAssetVerifier {
 
   private(set) var violations: [Violation] = []
   private(set) var fileCount = 0
-  /// Mean luma of decoded covers by key.
+  /// Mean luma of decoded covers by key, each as shown on its surface.
   private var lumaMeans: [String: Double] = [:]
+  /// What covers are shown on (`PictureLook`'s "darker as shown").
+  var surfaces = PictureLook.Surfaces.standard
 
   /// With `decode`: decode every picture of every segment and of the MP4
   /// (`StreamProbe.decodeEverything`), not just the first.
@@ -72,7 +74,8 @@ struct VideoAssetVerifier {
     if !assets.covers.contains(where: \.isDark) {
       fail("banners.json", "no cover_dark_url: dark mode needs an explicit dark cover URL")
     }
-    if decode, let light = lumaMeans["cover_url"], let dark = lumaMeans["cover_dark_url"], dark > light + 2 {
+    if decode, let light = lumaMeans["cover_url"], let dark = lumaMeans["cover_dark_url"],
+       !PictureLook.isDarker(shownDark: dark, shownLight: light) {
       fail(assets.covers.first { $0.key == "cover_dark_url" }?.path ?? "banners.json",
            String(format: "cover_dark_url: the dark cover is brighter than the cover (mean luma %.0f vs %.0f)", dark, light))
     }
@@ -379,9 +382,13 @@ struct VideoAssetVerifier {
     guard decode else { return }
     do {
       let picture = try source.decodeStill()
-      let statistics = LumaStatistics(picture.image)
-      lumaMeans[key] = statistics.mean
-      if !isDark, let problem = statistics.problem { fail(path, "\(key): cover \(problem)") }
+      lumaMeans[key] = PictureLook.shownMeanLuma(picture.image, on: surfaces.surface(dark: isDark))
+      // Black is the one look a cover may not have; a flat one (a pinned
+      // title card, a flash as the last resort) is the user's to judge.
+      let statistics = PictureStatistics(image: picture.image, over: surfaces.surface(dark: isDark))
+      if PictureLook.isBlack(statistics) {
+        fail(path, "\(key): cover is black: \(PictureLook.describeBlack(statistics)); " + CoverError.fix)
+      }
     } catch {
       fail(path, "\(key): cover does not decode: \(error.reason)")
     }

@@ -52,6 +52,10 @@ public struct VerifyOptions: Sendable {
   /// entered the content-addressed store (and whose files still match the
   /// store's record): only their structure is checked again.
   public var trustedFolders: Set<String>
+  /// What covers and images are shown on, for "darker as shown"
+  /// (`PictureLook`). A bundle's banners.json names its own (`surfaces`),
+  /// which win over this.
+  public var surfaces: PictureLook.Surfaces = .standard
 
   public init(decodeMedia: Bool = true, everyPicture: Bool = true, trustedFolders: Set<String> = []) {
     self.decodeMedia = decodeMedia

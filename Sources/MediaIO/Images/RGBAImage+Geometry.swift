@@ -116,3 +116,23 @@ public enum ImageResampler {
     return out
   }
 }
+
+// MARK: - Crop
+
+extension RGBAImage {
+  /// The `width × height` rectangle whose top-left pixel is (`x`, `y`).
+  ///
+  /// - Precondition: the rectangle lies inside the image and is not empty
+  ///   (callers compute it from the image's own size).
+  public func cropped(x: Int, y: Int, width cw: Int, height ch: Int) -> RGBAImage {
+    precondition(x >= 0 && y >= 0 && cw > 0 && ch > 0 && x + cw <= width && y + ch <= height, "crop outside the image")
+    if x == 0 && y == 0 && cw == width && ch == height { return self }
+    var out = [UInt8]()
+    out.reserveCapacity(cw * ch * 4)
+    for row in y..<(y + ch) {
+      let start = (row * width + x) * 4
+      out.append(contentsOf: pixels[start..<(start + cw * 4)])
+    }
+    return RGBAImage(width: cw, height: ch, pixels: out)
+  }
+}

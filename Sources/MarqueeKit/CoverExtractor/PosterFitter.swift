@@ -1,0 +1,83 @@
+import Foundation
+
+/// Turns a poster still supplied by the job (`"cover": {"image": …}`) into
+/// a cover: exactly the video's output size, upright, sRGB, opaque.
+///
+/// The poster is read like an image source (`ImageSource`: format by
+/// content, the job's file-size and pixel limits, EXIF orientation applied,
+/// the ICC profile or HEIF nclx converted to sRGB with Little CMS), then:
+///
+/// - **cover-cropped, centred**: scaled by the larger of
+///   `width / posterWidth` and `height / posterHeight`, so it fills the
+///   whole video frame, and the overflow cut equally from both sides of the
+///   long axis. That is what an aspect-fill client (`AVLayerVideoGravity
+///   .resizeAspectFill`, CSS `object-fit: cover`) does with the video, so the
+///   picture does not jump when the first frame replaces the cover;
+/// - resized with Lanczos (`ImageResampler`, premultiplied when there is
+///   alpha);
+/// - flattened onto `background`, as an image banner's JPEG is.
+public struct PosterFitter: Sendable {
+  /// The formats a poster may be in.
+  public static let formats: Set<ImageFormat> = [.jpeg, .png, .webp, .heif]
+
+  public var limits: InputLimits
+  /// The light surface transparent posters are flattened onto.
+  public var background: RGBColor
+
+  public init(limits: InputLimits, background: RGBColor) {
+    self.limits = limits
+    self.background = background
+  }
+
+  /// Opens the poster and checks its format and limits without decoding
+  /// (what `validate` and the cover stage both do first).
+  ///
+  /// - Throws: `MediaIOError` for a missing, unreadable, unknown, animated
+  ///   or over-limit file.
+  public func open(_ url: URL) throws(MediaIOError) -> ImageSource {
+    let source = try ImageSource.open(path: url.path, limits: limits)
+    let header = source.header
+    guard Self.formats.contains(header.format) else {
+      throw MediaIOError(code: 0, function: "poster", context: url.lastPathComponent,
+                         reason: "is \(header.format.rawValue); a poster is a JPEG, PNG, WebP or HEIC still")
+    }
+    guard !header.isAnimated else {
+      throw MediaIOError(code: 0, function: "poster", context: url.lastPathComponent,
+                         reason: "is an animation; a poster is a still")
+    }
+    return source
+  }
+
+  /// The poster fitted to `width × height`.
+  ///
+  /// - Returns: the cover picture (opaque RGBA sRGB) and decoding warnings.
+  /// - Throws: `MediaIOError` from opening, decoding or resizing.
+  public func fit(_ url: URL, width: Int, height: Int) throws(MediaIOError) -> (image: RGBAImage, warnings: [String]) {
+    let decoded = try open(url).decodeStill()
+    let crop = Self.cropRect(sourceWidth: decoded.image.width, sourceHeight: decoded.image.height,
+                             width: width, height: height)
+    let cut = decoded.image.cropped(x: crop.x, y: crop.y, width: crop.width, height: crop.height)
+    var fitted = try ImageResampler.resize(cut, width: width, height: height)
+    if fitted.hasTransparency {
+      fitted = DarkVariantGenerator().flattened(fitted, onto: DarkSurface(r: background.r, g: background.g, b: background.b))
+    }
+    return (fitted, decoded.warnings)
+  }
+
+  /// The centred rectangle of a `sourceWidth × sourceHeight` picture with
+  /// the aspect ratio of `width × height` (cover-crop), in source pixels.
+  /// Both sides are at least 1.
+  public static func cropRect(sourceWidth sw: Int, sourceHeight sh: Int, width: Int, height: Int)
+    -> (x: Int, y: Int, width: Int, height: Int)
+  {
+    // Compare sw/sh with width/height without rounding.
+    if sw * height > width * sh {
+      // The poster is wider: keep its height, cut the sides.
+      let cw = max(1, min(sw, Int((Double(sh) * Double(width) / Double(height)).rounded())))
+      return ((sw - cw) / 2, 0, cw, sh)
+    } else {
+      let ch = max(1, min(sh, Int((Double(sw) * Double(height) / Double(width)).rounded())))
+      return (0, (sh - ch) / 2, sw, ch)
+    }
+  }
+}
