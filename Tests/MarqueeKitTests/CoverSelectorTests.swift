@@ -175,6 +175,21 @@ struct CoverSelectorTests {
     #expect(choice.payload > firstScene, "took frame \(choice.payload) (the wall ends at \(firstScene))")
   }
 
+  @Test("auto skips a 0.2 s opening shot of another scene for the shot the clip is about")
+  func shortOpeningShot() throws {
+    // Like the corpus's edit-list clip: 6 frames of a sharp meadow, a cut,
+    // then 4 s of the bird (less sharp, so it scores lower frame for frame).
+    var s = CoverSelector<Int>(policy: .auto)
+    for i in 0..<6 { s.offer(time: Double(i) / 30, statistics: Self.stats(mean: 130, spread: 55)) { i } }
+    for i in 6..<120 { s.offer(time: Double(i) / 30, statistics: Self.wall(mean: 180, spread: 40)) { i } }
+    let choice = try s.finish()
+    #expect(choice.payload >= 7, "took frame \(choice.payload) of the 0.2 s opening shot")
+    // A clip that is one short shot still gets its cover.
+    var short = CoverSelector<Int>(policy: .auto)
+    for i in 0..<4 { short.offer(time: Double(i) / 30, statistics: Self.stats(mean: 130, spread: 55)) { i } }
+    #expect(try short.finish().qualified)
+  }
+
   // MARK: - Fades, title cards, low-contrast pictures
 
   /// A white card (255) with a detailed logo block (a 40/200 checkerboard)

@@ -56,6 +56,11 @@ public struct CoverCriteria: Sendable, Equatable {
   /// How many seconds from the start `auto` scores before settling; the
   /// hand-over from cover to video is seamless when the cover is early.
   public var autoWindow: Double = 5
+  /// A shot (the pictures between two cuts or fades) shorter than this, in
+  /// seconds, is not representative of the clip: `auto` takes its pictures
+  /// only when no longer shot has one. The corpus's edit-list clip opens on
+  /// 0.2 s of another scene before the 4 s it is about.
+  public var minShotDuration: Double = 0.5
   public init() {}
 }
 
@@ -69,6 +74,9 @@ public struct CoverChoice<Payload> {
   public var qualified: Bool
   /// What a viewer sees in it (`PictureLook`): never `.black`.
   public var verdict: PictureLook.Verdict
+  /// Why this picture, in a few words for the summary (`well exposed`,
+  /// `dim but lit: no frame is well exposed`, `pinned`, …).
+  public var basis: String = ""
   /// A warning for the user when `qualified` is false, the picture is flat,
   /// or a pinned time was past the end.
   public var warning: String?
@@ -110,6 +118,12 @@ public struct CoverSelector<Payload> {
   /// The best (`auto`) or first (`first`) dim but lit and detailed picture.
   private var dim: (Candidate, Double)?
   private var pending: Candidate?
+  /// `auto`: the best well-exposed and dim candidates of the current shot,
+  /// committed to `best`/`dim` when the shot ends (`endShot`).
+  private var shotBest: (Candidate, Double)?
+  private var shotDim: (Candidate, Double)?
+  /// Start of the current shot, seconds.
+  private var shotStart: Double?
   private var fallback: (Candidate, Double)?
   private var pinned: Candidate?
   private var done = false
@@ -212,9 +226,15 @@ public struct CoverSelector<Payload> {
           || isFading(from: p.stats, to: s, dt: time - p.time)
         evaluate(p, cutAfter: cut)
         cutBefore = cut
+        if cut { endShot(at: time, final: false) }
       }
+      if shotStart == nil { shotStart = time }
       pending = Candidate(payload: try payload(), time: time, stats: s, cutBefore: cutBefore)
-      if time > criteria.autoWindow && best != nil { done = true; pending = nil }
+      // Past the window, settle as soon as the current shot counts.
+      if time > criteria.autoWindow {
+        if time - (shotStart ?? time) >= criteria.minShotDuration { endShot(at: time, final: false) }
+        if best != nil { done = true; pending = nil }
+      }
     }
   }
 
@@ -222,11 +242,32 @@ public struct CoverSelector<Payload> {
     guard isLitPicture(c.stats), c.stats.sharpness >= criteria.minSharpness,
           !c.cutBefore, !cutAfter else { return }
     let sc = score(c.stats, time: c.time)
-    if c.stats.meanLuma >= criteria.minMeanLuma {
-      if best == nil || sc > best!.1 { best = (c, sc) }
-    } else if dim == nil || sc > dim!.1 {
-      dim = (c, sc)
+    if policy != .auto {
+      if c.stats.meanLuma >= criteria.minMeanLuma {
+        if best == nil || sc > best!.1 { best = (c, sc) }
+      } else if dim == nil || sc > dim!.1 {
+        dim = (c, sc)
+      }
+      return
     }
+    if c.stats.meanLuma >= criteria.minMeanLuma {
+      if shotBest == nil || sc > shotBest!.1 { shotBest = (c, sc) }
+    } else if shotDim == nil || sc > shotDim!.1 {
+      shotDim = (c, sc)
+    }
+  }
+
+  /// Ends the current shot at `time`: its candidates count when it lasted
+  /// `minShotDuration`, or (`final`) when no other shot gave one.
+  private mutating func endShot(at time: Double, final: Bool) {
+    let long = time - (shotStart ?? time) >= criteria.minShotDuration
+    if long || (final && best == nil && dim == nil) {
+      if let c = shotBest, best == nil || c.1 > best!.1 { best = c }
+      if let c = shotDim, dim == nil || c.1 > dim!.1 { dim = c }
+    }
+    shotBest = nil
+    shotDim = nil
+    shotStart = nil
   }
 
   /// Ends the stream and returns the choice.
@@ -240,6 +281,7 @@ public struct CoverSelector<Payload> {
   ///   pinned one is), or none was offered; the reason names the fix.
   public mutating func finish() throws(CoverError) -> CoverChoice<Payload> {
     if let p = pending { evaluate(p, cutAfter: false); pending = nil }
+    if policy == .auto && !done { endShot(at: lastTime + 1e-3, final: true) }
     done = true
     switch policy {
     case .image:
@@ -259,10 +301,16 @@ public struct CoverSelector<Payload> {
         warnings.append(String(format: "the pinned cover at %.3f s is %@; used as asked", c.time, PictureLook.describeFlat(c.stats)))
       }
       return CoverChoice(payload: c.payload, time: c.time, statistics: c.stats, qualified: true, verdict: verdict,
+                         basis: verdict == .flat ? "pinned, flat" : "pinned",
                          warning: warnings.isEmpty ? nil : warnings.joined(separator: "; "))
     case .first, .auto:
       if let (c, _) = best ?? dim {
-        return CoverChoice(payload: c.payload, time: c.time, statistics: c.stats, qualified: true, verdict: .picture, warning: nil)
+        let how = policy == .first ? "the first" : "the best-scoring"
+        let basis = best != nil
+          ? "\(how) well-exposed, detailed frame"
+          : String(format: "\(how) dim but lit frame (mean luma %.0f): no frame is well exposed", c.stats.meanLuma)
+        return CoverChoice(payload: c.payload, time: c.time, statistics: c.stats, qualified: true, verdict: .picture,
+                           basis: basis, warning: nil)
       }
       guard let (c, _) = fallback else {
         if lastTime == -Double.infinity { throw CoverError("no picture reached the cover extractor") }
@@ -271,7 +319,8 @@ public struct CoverSelector<Payload> {
       let verdict = PictureLook.verdict(c.stats)
       let what = verdict == .flat ? PictureLook.describeFlat(c.stats) : "blown out or blurred"
       let warning = String(format: "no frame qualified as a cover (every lit frame is flat, blown out, blurred or in a transition); used the best available at %.3f s, %@; a poster (\"cover\": {\"image\": …}) or a pinned time (\"cover\": {\"at\": seconds}) gives a better one", c.time, what)
-      return CoverChoice(payload: c.payload, time: c.time, statistics: c.stats, qualified: false, verdict: verdict, warning: warning)
+      return CoverChoice(payload: c.payload, time: c.time, statistics: c.stats, qualified: false, verdict: verdict,
+                         basis: "last resort: \(verdict == .flat ? "flat" : "blown out or blurred")", warning: warning)
     }
   }
 }

@@ -25,7 +25,8 @@ public struct CoverStage: Sendable {
     /// The frame's time in seconds, `nil` for a poster.
     public var time: Double?
     public var warnings: [String]
-    /// `cover at 1.20 s` or `poster media/poster.jpg`, for the summary.
+    /// `cover at 1.20 s (the best-scoring well-exposed, detailed frame)` or
+    /// `poster media/poster.jpg`, for the summary.
     public var origin: String
   }
 
@@ -73,7 +74,7 @@ public struct CoverStage: Sendable {
       let chosen = try frame.get()
       picture = chosen.image
       time = chosen.time
-      origin = String(format: "cover at %.2f s", chosen.time)
+      origin = String(format: "cover at %.2f s", chosen.time) + (chosen.basis.isEmpty ? "" : " (\(chosen.basis))")
       if let w = chosen.warning { warnings.append(w) }
       // The same judgement verify makes of the written file.
       let statistics = PictureStatistics(image: picture)

@@ -81,6 +81,8 @@ public struct CoverPicture: Sendable {
   public var time: Double
   /// The selector's warning (a flat last resort, a pinned time past the end).
   public var warning: String?
+  /// Why the selector took it (`CoverChoice.basis`).
+  public var basis: String = ""
 }
 
 /// Errors of the transcoder stage; the pipeline adds the item id.
@@ -394,7 +396,8 @@ public struct Transcoder {
       var chosen: CoverChoice<Frame>? = nil
       do throws(CoverError) { chosen = try selector.finish() } catch { cover = .failure(error) }
       if let c = chosen {
-        cover = .success(CoverPicture(image: try PixelConverter.rgba(from: c.payload), time: c.time, warning: c.warning))
+        cover = .success(CoverPicture(image: try PixelConverter.rgba(from: c.payload), time: c.time, warning: c.warning,
+                                      basis: c.basis))
       }
     }
     return TranscodeResult(plan: plan, renditions: outputs, mp4Path: mp4Name, hasAudio: audioEncoder != nil && audioGraph != nil,
