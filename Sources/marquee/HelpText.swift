@@ -2,7 +2,11 @@ import MarqueeKit
 
 /// The text of `--help`, `--version` and usage errors.
 enum HelpText {
-  static let version = "marquee \(ItemFingerprint.marqueeVersion)"
+  /// `marquee 0.2.0`, then the C libraries' versions as the loaded
+  /// libraries report them.
+  static var version: String {
+    (["marquee \(ItemFingerprint.marqueeVersion)"] + LinkedLibraries.current.lines).joined(separator: "\n")
+  }
 
   static let exitCodes = """
     Exit codes:

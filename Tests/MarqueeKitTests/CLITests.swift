@@ -275,7 +275,40 @@ struct CLITests {
   func version() throws {
     let result = try MarqueeCLI.run(["--version"])
     #expect(result.status == 0)
-    #expect(result.stdoutText.hasPrefix("marquee "))
+    #expect(result.stdoutText.hasPrefix("marquee \(ItemFingerprint.marqueeVersion)\n"))
+  }
+
+  /// The oracles are other programs linked to the same libraries:
+  /// `ffprobe -version` prints the versions its loaded FFmpeg libraries
+  /// report (the second column), pkg-config the installed -dev packages'.
+  @Test("--version names each linked C library with the version it reports")
+  func versionNamesLinkedLibraries() throws {
+    let result = try MarqueeCLI.run(["--version"])
+    #expect(result.status == 0)
+    let lines = result.stdoutText.split(separator: "\n").map(String.init)
+    #expect(lines.count == 6, "\(lines)")
+
+    let probe = try Run.process("ffprobe", ["-hide_banner", "-version"])
+    let probeText = probe.stdoutText
+    let release = try #require(probeText.split(separator: "\n").first?.split(separator: " ").dropFirst(2).first)
+    let ffmpegLine = try #require(lines.first { $0.hasPrefix("FFmpeg ") })
+    #expect(ffmpegLine.hasPrefix("FFmpeg \(release) ("), "\(ffmpegLine) vs ffprobe \(release)")
+    #expect(ffmpegLine.contains("GPL version 2 or later"), "Debian's FFmpeg is built with --enable-gpl: \(ffmpegLine)")
+    for library in ["libavformat", "libavcodec", "libavfilter", "libswscale", "libswresample", "libavutil"] {
+      // `libavformat    59. 27.100 / 59. 27.100`: compile time / run time.
+      let row = try #require(probeText.split(separator: "\n").first { $0.hasPrefix(library + " ") })
+      let runtime = row.split(separator: "/").last!.replacingOccurrences(of: " ", with: "")
+      #expect(ffmpegLine.contains("\(library) \(runtime)"), "\(ffmpegLine) vs ffprobe's \(row)")
+    }
+
+    func pkgConfig(_ module: String) throws -> String {
+      try Run.process("pkg-config", ["--modversion", module]).stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+    #expect(lines.contains("libwebp \(try pkgConfig("libwebp")), libwebpmux \(try pkgConfig("libwebpmux")), libwebpdemux \(try pkgConfig("libwebpdemux"))"), "\(lines)")
+    #expect(lines.contains("Little CMS \(try pkgConfig("lcms2"))"), "\(lines)")
+    #expect(lines.contains("libheif \(try pkgConfig("libheif"))"), "\(lines)")
+    // libjpeg.so.62 is the libjpeg 6b ABI.
+    #expect(lines.contains("libjpeg-turbo \(try pkgConfig("libjpeg")) (build headers; the library reports libjpeg API 6b)"), "\(lines)")
   }
 
   struct UsageCase: Sendable, CustomTestStringConvertible {
