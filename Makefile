@@ -25,6 +25,31 @@ setup:
 build: setup
 	$(SWIFT) build -c release
 
+# Release (README: "Release binary and container image"): a binary with the
+# Swift runtime and Foundation linked statically, packed with RUNTIME-PACKAGES,
+# the Debian packages it needs at run time (derived from what it links;
+# `make dist` fails when the tracked file drifts, `make runtime-packages`
+# rewrites it). dist-test runs it in a debootstrap'd Debian 12 minbase chroot.
+DIST := dist/marquee-linux-x86_64.tar.gz
+DIST_SETUP = $(MAKE) --no-print-directory setup PACKAGES="$(filter-out ffmpeg nginx,$(PACKAGES)) binutils"
+.PHONY: dist dist-test runtime-packages
+
+dist:
+	@$(DIST_SETUP)
+	$(SWIFT) build -c release --static-swift-stdlib
+	@mkdir -p dist
+	Packaging/dist.sh .build/release/marquee $(DIST)
+
+runtime-packages:
+	@$(DIST_SETUP)
+	$(SWIFT) build -c release --static-swift-stdlib
+	Packaging/runtime-packages.sh .build/release/marquee > RUNTIME-PACKAGES.tmp
+	mv RUNTIME-PACKAGES.tmp RUNTIME-PACKAGES
+
+dist-test: dist
+	@$(MAKE) --no-print-directory setup PACKAGES=debootstrap
+	Packaging/dist-test.sh $(DIST)
+
 # Builds Marquee, generates the demo's sources with libavfilter's test
 # sources, builds Pipelines/demo.json into Output/demo and lists the bundle.
 demo: build
@@ -38,4 +63,4 @@ test: setup
 	$(SWIFT) test
 
 clean:
-	rm -rf .build Output/demo $(DEMO_MEDIA)
+	rm -rf .build Output/demo $(DEMO_MEDIA) dist
