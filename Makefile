@@ -31,17 +31,22 @@ build: setup
 # `make dist` fails when the tracked file drifts, `make runtime-packages`
 # rewrites it). dist-test runs it in a debootstrap'd Debian 12 minbase chroot.
 DIST := dist/marquee-linux-x86_64.tar.gz
-DIST_SETUP = $(MAKE) --no-print-directory setup PACKAGES="$(filter-out ffmpeg nginx,$(PACKAGES)) binutils"
-.PHONY: dist dist-test runtime-packages
+.PHONY: dist dist-setup dist-test runtime-packages version
 
-dist:
-	@$(DIST_SETUP)
+# Marquee's version (`make -s version`), for image tags and labels.
+version:
+	@sed -n 's/.*marqueeVersion = "\(.*\)"/\1/p' Sources/MarqueeKit/Pipeline/ItemFingerprint.swift
+
+# The build packages without the test-only tools, plus readelf and strip.
+dist-setup:
+	@$(MAKE) --no-print-directory setup PACKAGES="$(filter-out ffmpeg nginx,$(PACKAGES)) binutils"
+
+dist: dist-setup
 	$(SWIFT) build -c release --static-swift-stdlib
 	@mkdir -p dist
 	Packaging/dist.sh .build/release/marquee $(DIST)
 
-runtime-packages:
-	@$(DIST_SETUP)
+runtime-packages: dist-setup
 	$(SWIFT) build -c release --static-swift-stdlib
 	Packaging/runtime-packages.sh .build/release/marquee > RUNTIME-PACKAGES.tmp
 	mv RUNTIME-PACKAGES.tmp RUNTIME-PACKAGES

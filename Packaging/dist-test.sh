@@ -3,14 +3,17 @@
 # Swift toolchain, with only RUNTIME-PACKAGES added to a minimal system.
 #
 # 1. A root file system from `debootstrap --variant=minbase bookworm` (the
-#    same package set as debian:bookworm-slim), plus bookworm-updates and
-#    bookworm-security, plus `apt-get install --no-install-recommends` of
-#    RUNTIME-PACKAGES and nothing else. It is cached under
-#    MARQUEE_DIST_CACHE (default ~/.cache/marquee/dist-test), keyed by the
-#    package list's digest; delete the folder to take newer Debian updates.
-# 2. The tarball is unpacked into /opt/marquee of that system, and in a
-#    chroot, as an unprivileged user, `marquee demo-sources`, `build`,
-#    `verify` and `validate` must succeed on Pipelines/demo.json.
+#    package set debian:bookworm-slim is made from), with bookworm-updates
+#    and bookworm-security as in that image, set up by the Dockerfile's own
+#    runtime step, Packaging/install-runtime.sh: RUNTIME-PACKAGES and
+#    nothing else (`apt-get install --no-install-recommends`), the user
+#    marquee. It is cached under MARQUEE_DIST_CACHE (default
+#    ~/.cache/marquee/dist-test), keyed by the digests of the package list
+#    and of that script; delete the folder to take newer Debian updates.
+# 2. The tarball is unpacked into /opt/marquee of that system, as the
+#    Dockerfile does, and in a chroot, as the user marquee, `marquee
+#    demo-sources`, `build`, `verify` and `validate` must succeed on
+#    Pipelines/demo.json.
 # 3. Checks: no Swift runtime library anywhere in the system; every library
 #    ldd lists resolves inside it, from a Debian package directory, and none
 #    is "not found"; each library the binary names comes from
@@ -29,8 +32,8 @@ repo=$(dirname "$here")
 packages_file=$repo/RUNTIME-PACKAGES
 suite=bookworm
 # Bump when the way the root file system is made changes.
-recipe=1
-user=10001
+recipe=2
+install_script=$here/install-runtime.sh
 
 started=$SECONDS
 say() { echo "dist-test: [$((SECONDS - started)) s] $*"; }
@@ -41,7 +44,7 @@ command -v debootstrap >/dev/null || fail "needs debootstrap (make dist-test ins
 [ -f "$tarball" ] || fail "no $tarball (make dist)"
 
 cache=${MARQUEE_DIST_CACHE:-${XDG_CACHE_HOME:-${HOME:-/root}/.cache}/marquee/dist-test}
-key=$( { echo "recipe $recipe $suite minbase"; cat "$packages_file"; } | sha256sum | cut -c1-16)
+key=$( { echo "recipe $recipe $suite minbase"; cat "$packages_file" "$install_script"; } | sha256sum | cut -c1-16)
 root=$cache/root-$key
 mkdir -p "$cache"
 # One run at a time per cache (other worktrees on this machine share it).
@@ -67,14 +70,12 @@ if [ ! -d "$root" ]; then
     echo "deb $mirror $suite-updates main"
     echo "deb ${DEBIAN_SECURITY_MIRROR:-$mirror-security} $suite-security main"
   } >> "$tmp/etc/apt/sources.list"
-  say "installing RUNTIME-PACKAGES: $(tr '\n' ' ' < "$packages_file")"
-  {
-    chroot "$tmp" apt-get update &&
-      xargs -a "$packages_file" chroot "$tmp" env DEBIAN_FRONTEND=noninteractive \
-        apt-get install -y --no-install-recommends &&
-      chroot "$tmp" apt-get clean
-  } > "$cache/apt.log" 2>&1 || { tail -20 "$cache/apt.log" >&2; fail "apt-get in the chroot failed (log: $cache/apt.log)"; }
-  rm -rf "$tmp"/var/lib/apt/lists/*
+  say "install-runtime.sh: $(tr '\n' ' ' < "$packages_file")"
+  cp "$packages_file" "$tmp/RUNTIME-PACKAGES"
+  cp "$install_script" "$tmp/install-runtime.sh"
+  chroot "$tmp" sh /install-runtime.sh /RUNTIME-PACKAGES > "$cache/install.log" 2>&1 ||
+    { tail -20 "$cache/install.log" >&2; fail "install-runtime.sh in the chroot failed (log: $cache/install.log)"; }
+  rm "$tmp/RUNTIME-PACKAGES" "$tmp/install-runtime.sh"
   mv "$tmp" "$root"
   say "root file system cached: $root ($(du -sh "$root" | cut -f1))"
 else
@@ -85,7 +86,7 @@ touch "$root"
 find "$cache" -maxdepth 1 -name 'root-*' ! -name "root-$key" -mtime +14 -exec rm -rf {} + 2>/dev/null || true
 
 # ---------------------------------------------------------------- the tarball
-work=/marquee-dist-test
+work=/work/dist-test
 cleanup() { rm -rf "$root/opt/marquee" "$root$work"; }
 trap cleanup EXIT
 cleanup
@@ -95,7 +96,7 @@ contents=$(tar -tzf "$tarball" | LC_ALL=C sort | tr '\n' ' ')
 [ "$contents" = "README.md RUNTIME-PACKAGES bin/marquee " ] || fail "tarball holds: $contents"
 cmp -s "$root/opt/marquee/RUNTIME-PACKAGES" "$packages_file" || fail "the tarball's RUNTIME-PACKAGES is not the repository's"
 cp "$repo/Pipelines/demo.json" "$root$work/Pipelines/"
-chown -R "$user:$user" "$root$work"
+chown -R 10001:10001 "$root$work"
 
 # Runs a command in the chroot with its own /proc and a clean environment.
 in_root() {
@@ -103,11 +104,14 @@ in_root() {
     chroot "$@"
 }
 as_user() {
-  in_root --userspec="$user:$user" "$root" env -i PATH=/opt/marquee/bin:/usr/bin:/bin HOME="$work" \
-    LANG=C.UTF-8 TERM=dumb sh -c "cd $work && $1"
+  in_root --userspec=10001:10001 "$root" env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/work \
+    TERM=dumb sh -c "cd $work && $1"
 }
 
 # ---------------------------------------------------------------- checks
+[ "$(in_root "$root" id -u marquee):$(in_root "$root" id -g marquee)" = "10001:10001" ] || fail "no user marquee (10001:10001)"
+[ "$(stat -c %u "$root/work")" = 10001 ] || fail "/work does not belong to marquee"
+[ "$(readlink "$root/usr/local/bin/marquee")" = /opt/marquee/bin/marquee ] || fail "/usr/local/bin/marquee is not the tarball's binary"
 swift_libraries=$(find "$root" -xdev \( -name 'libswift*' -o -name 'libFoundation*.so*' -o -name 'libdispatch.so*' \) -print)
 [ -z "$swift_libraries" ] || fail "Swift libraries in the root file system: $swift_libraries"
 [ ! -e "$root/opt/swift" ] && [ ! -e "$root/usr/bin/swift" ] || fail "a Swift toolchain is in the root file system"

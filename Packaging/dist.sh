@@ -23,7 +23,7 @@ fi
 # The tarball's timestamps: the commit's time where there is one, so the
 # same commit packs the same way.
 epoch=${SOURCE_DATE_EPOCH:-$(git -C "$repo" log -1 --format=%ct 2>/dev/null || echo 0)}
-commit=$(git -C "$repo" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+commit=${MARQUEE_COMMIT:-$(git -C "$repo" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)}
 version_output=$("$binary" --version)
 version=$(printf '%s\n' "$version_output" | sed -n '1s/^marquee //p')
 
