@@ -182,3 +182,10 @@ public final class Encoder {
     return .produced
   }
 }
+
+extension Encoder {
+  /// Samples per channel of silence an audio encoder puts before the first
+  /// real sample (`initial_padding`; 1024 for libavcodec's `aac`), which
+  /// the muxers hide behind an edit list; 0 for video.
+  public var encoderDelay: Int { kind == .audio ? Int(context.pointee.initial_padding) : 0 }
+}

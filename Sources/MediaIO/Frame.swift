@@ -47,6 +47,13 @@ public final class Frame {
   public var duration: Int64 { pointer.pointee.pkt_duration }
   /// Number of audio samples per channel (0 for video).
   public var sampleCount: Int { Int(pointer.pointee.nb_samples) }
+  /// Keeps only the first `count` samples per channel of an audio frame
+  /// (`nb_samples` lowered; the buffers stay, the rest is ignored). An
+  /// encoder with `AV_CODEC_CAP_SMALL_LAST_FRAME`, such as `aac`, takes
+  /// such a short frame as its last one. `count` is clamped to 0…`sampleCount`.
+  public func truncateSamples(to count: Int) {
+    pointer.pointee.nb_samples = Int32(max(0, min(count, sampleCount)))
+  }
   /// Sample aspect ratio of a picture (0/1 when unknown).
   public var sampleAspectRatio: Rational { Rational(pointer.pointee.sample_aspect_ratio) }
   /// The pixel format name (`av_get_pix_fmt_name`), such as `yuv420p`.

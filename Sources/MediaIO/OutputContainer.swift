@@ -92,6 +92,51 @@ public final class OutputContainer {
 }
 
 extension OutputContainer {
+  /// Muxer options that make the output start at 0 in every player, with
+  /// or without edit lists; pass them to `writeHeader` (added to the
+  /// caller's options). `fragmented` selects the `hls` muxer's form
+  /// (fMP4 segments), otherwise the `mp4` muxer's (with `+faststart`).
+  ///
+  /// What the file then says (ISO/IEC 14496-12):
+  /// - Video: decode times start at 0 and the composition offsets are
+  ///   signed (`ctts` / `trun` version 1, the mov muxer's
+  ///   `negative_cts_offsets`, §8.6.1.3 and §8.8.8), so the first picture's
+  ///   composition time is 0 itself: no edit has to shift it, and a player
+  ///   that ignores edit lists shows it at 0 too. The video edit list is
+  ///   one entry starting at media time 0; there is no empty edit
+  ///   (`media_time` −1), which delayed the video by the B-frame reorder
+  ///   delay (2 pictures, 33–83 ms) in the HLS init segment.
+  /// - Audio: one edit whose `media_time` is the AAC encoder delay (1024
+  ///   samples for libavcodec's `aac`, its `initial_padding`), so players
+  ///   that honour edit lists (AVPlayer, and FFmpeg) skip the priming
+  ///   samples: the mechanism of Apple's QuickTime File Format, Appendix G
+  ///   ("Audio Priming – Handling Encoder Delay in AAC"); in a fragmented
+  ///   file the edit's `segment_duration` is 0 ("the rest of the media",
+  ///   §8.6.6). A player that ignores edit lists plays the 1024 priming
+  ///   samples first, so its sound starts 21.3 ms (at 48 kHz) late: under
+  ///   one picture. The non-fragmented MP4 also carries the `roll` sample
+  ///   group (`sgpd`/`sbgp`, roll distance −1) of that appendix; FFmpeg
+  ///   5.1 writes it only in non-fragmented files.
+  /// - `avoid_negative_ts=disabled`: the `hls` muxer is not flagged
+  ///   `AVFMT_TS_NEGATIVE`, so libavformat would otherwise shift every
+  ///   packet by the video's first negative DTS before handing it to the
+  ///   fMP4 sub-muxer; that shift is what became the empty edits. The
+  ///   `mp4` muxer accepts negative timestamps (it writes them as edits),
+  ///   so the option only makes its default explicit.
+  ///
+  /// A reader note: FFmpeg 5.1's mov demuxer reads a *fragmented* track
+  /// with negative offsets as PTS = DTS + offset + the largest negative
+  /// offset seen (`dts_shift`, libavformat/mov.c), so ffprobe reports such
+  /// a track's first picture one reorder step late; ISO/IEC 14496-12
+  /// §8.8.8 defines the composition time as decode time + offset, which is
+  /// 0 here. Non-fragmented files are read at 0.
+  public static func startAtZeroOptions(fragmented: Bool) -> [(String, String)] {
+    if fragmented {
+      return [("avoid_negative_ts", "disabled"), ("hls_segment_options", "movflags=+negative_cts_offsets")]
+    }
+    return [("avoid_negative_ts", "disabled"), ("movflags", "+faststart+negative_cts_offsets")]
+  }
+
   /// Tags stream `stream` with a display matrix that turns it `degrees`
   /// clockwise on display (`av_display_rotation_set`, stored as
   /// `AV_PKT_DATA_DISPLAYMATRIX` side data; the MP4 muxer writes it into

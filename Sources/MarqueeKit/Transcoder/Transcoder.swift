@@ -190,7 +190,7 @@ public struct Transcoder {
         ("hls_fmp4_init_filename", "init.mp4"),
         ("hls_segment_filename", dir.appendingPathComponent("segment_%05d.m4s").path),
         ("hls_flags", "independent_segments"),
-      ])
+      ] + OutputContainer.startAtZeroOptions(fragmented: true))
       hls.append(mux)
       let pl = videoEncoders[i].h264ProfileAndLevel ?? (100, 0, 31)
       outputs.append(RenditionOutput(
@@ -202,7 +202,7 @@ public struct Transcoder {
     let mp4 = try OutputContainer(path: request.outputDirectory.appendingPathComponent(mp4Name).path, format: "mp4")
     _ = try mp4.addStream(from: videoEncoders[plan.mp4Rendition])
     if let a = audioEncoder { _ = try mp4.addStream(from: a) }
-    try mp4.writeHeader(options: [("movflags", "+faststart")])
+    try mp4.writeHeader(options: OutputContainer.startAtZeroOptions(fragmented: false))
 
     // Graphs are built on the first decoded frame, whose format they need.
     var videoGraph: FilterGraph? = nil
@@ -255,16 +255,56 @@ public struct Transcoder {
           }
           filtered.forcesKeyframe = planners[i].isIDR(frame: n)
           try workers[i].push(.picture(try filtered.clone()))
-          if i == 0, let report = request.progress { report(Double(n + 1) * encoderTB.doubleValue) }
+          if i == 0 {
+            if let enc = audioEncoder {
+              videoEndSamples = max(videoEndSamples, Rational.rescale(n + 1, from: encoderTB, to: enc.timeBase))
+            }
+            if let report = request.progress { report(Double(n + 1) * encoderTB.doubleValue) }
+          }
         }
       }
     }
-    func pullAudio() throws {
-      guard let g = audioGraph, let enc = audioEncoder else { return }
-      while try g.pull(filtered) == .produced {
-        _ = try enc.send(filtered)
+    // Audio is cut where the pictures end, less the encoder delay (the
+    // priming, `Encoder.encoderDelay`): a player that honours the audio
+    // edit (AVPlayer, FFmpeg) ends the sound up to that delay (21.3 ms)
+    // before the last picture ends, and one that plays the priming too
+    // ends it with the last picture (plus the last AAC frame's padding).
+    // So no player's media outlasts the #EXTINF sum or the MP4's video
+    // track, and a source whose audio runs on past its pictures does not
+    // make the MP4 longer than the HLS. Filtered audio waits here until the
+    // pictures (output time) have passed its end; only the data decides
+    // where it is cut, so the bytes stay repeatable.
+    var pendingAudio: [Frame] = []
+    var videoEndSamples: Int64 = 0
+    func audioLimit() -> Int64 {
+      let delay = Int64(audioEncoder?.encoderDelay ?? 0)
+      let frameSize = Int64(max(1, audioEncoder?.frameSize ?? 1024))
+      return videoEndSamples - delay >= frameSize ? videoEndSamples - delay : videoEndSamples
+    }
+    func releaseAudio(final: Bool) throws {
+      guard let enc = audioEncoder else { return }
+      let limit = audioLimit()
+      while let f = pendingAudio.first {
+        let start = f.pts ?? 0
+        if start + Int64(f.sampleCount) > limit {
+          guard final else { break }
+          guard start < limit else {
+            pendingAudio.removeAll()
+            break
+          }
+          f.truncateSamples(to: Int(limit - start))
+        }
+        pendingAudio.removeFirst()
+        _ = try enc.send(f)
         try drainAudioEncoder()
       }
+    }
+    func pullAudio() throws {
+      guard let g = audioGraph, audioEncoder != nil else { return }
+      while try g.pull(filtered) == .produced {
+        pendingAudio.append(try filtered.clone())
+      }
+      try releaseAudio(final: false)
     }
     func handleVideoFrame() throws {
       let tb = video.timeBase
@@ -301,6 +341,7 @@ public struct Transcoder {
       }
       try videoGraph?.push(decoded)
       try pullVideo()
+      if !pendingAudio.isEmpty { try releaseAudio(final: false) }
     }
     func handleAudioFrame(_ dec: Decoder) throws {
       guard originSeconds != nil || true else { return }
@@ -377,6 +418,7 @@ public struct Transcoder {
       try ag.push(nil)
       try pullAudio()
     }
+    try releaseAudio(final: true)
     if let enc = audioEncoder {
       _ = try enc.send(nil)
       try drainAudioEncoder()
