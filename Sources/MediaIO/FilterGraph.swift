@@ -132,6 +132,22 @@ public final class FilterGraph {
   public func size(output: Int = 0) -> (width: Int, height: Int) {
     (Int(av_buffersink_get_w(sinks[output])), Int(av_buffersink_get_h(sinks[output])))
   }
+  /// `buffer` source arguments describing the pictures of video `output`
+  /// (size, pixel format, time base, sample aspect ratio, frame rate), so
+  /// another graph can take them as its input: how a rendition worker's
+  /// own graph is fed from this one's frames. Valid once the graph is
+  /// configured (it is after `init`).
+  public func bufferSourceArguments(output: Int = 0) -> String {
+    let sink = sinks[output]
+    let tb = av_buffersink_get_time_base(sink)
+    var sar = av_buffersink_get_sample_aspect_ratio(sink)
+    if sar.num <= 0 || sar.den <= 0 { sar = AVRational(num: 1, den: 1) }
+    let rate = av_buffersink_get_frame_rate(sink)
+    var args = "video_size=\(av_buffersink_get_w(sink))x\(av_buffersink_get_h(sink)):pix_fmt=\(av_buffersink_get_format(sink))"
+      + ":time_base=\(tb.num)/\(tb.den):pixel_aspect=\(sar.num)/\(sar.den)"
+    if rate.num > 0 && rate.den > 0 { args += ":frame_rate=\(rate.num)/\(rate.den)" }
+    return args
+  }
   /// Sample rate in Hz of audio `output`.
   public func sampleRate(output: Int = 0) -> Int { Int(av_buffersink_get_sample_rate(sinks[output])) }
   /// Channel count of audio `output`.

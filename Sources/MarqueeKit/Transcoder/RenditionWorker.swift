@@ -1,9 +1,19 @@
 import Foundation
 
-/// Encodes one rendition on its own thread: takes filtered pictures (and
-/// the shared audio packets) from a bounded queue, runs libx264 and writes
-/// the packets to the rendition's HLS muxer (and the MP4 muxer when this
+/// Encodes one rendition on its own thread: takes pictures (and the shared
+/// audio packets) from a bounded queue, scales them with the rendition's
+/// own filter graph when they come unscaled, runs libx264 and writes the
+/// packets to the rendition's HLS muxer (and the MP4 muxer when this
 /// rendition is the MP4's).
+///
+/// Why the scaling is here: the item's thread decodes and filters for
+/// every rendition; when it also scaled every rendition (one graph with a
+/// `split`), it was the longest chain of the video and the renditions
+/// waited for it, so a single 1080p item kept 1.41 of 2 cores busy. Now it
+/// hands each worker a reference to the shared picture (after
+/// deinterlacing, constant rate and tone mapping) and each worker scales
+/// its own; the pixels are the same (the same filters in the same order,
+/// `VideoFilterDescription.tailText`), so are the bytes.
 ///
 /// Why a thread per rendition: libx264 output depends on its thread count,
 /// and its frame threads make rate control timing-dependent (measured: the
@@ -24,8 +34,14 @@ import Foundation
 /// `@unchecked Sendable` stands for; the queue's lock orders every access.
 final class RenditionWorker: @unchecked Sendable {
   enum Item {
-    /// A picture to encode (a reference the worker owns).
+    /// A picture to encode as it is (a reference the worker owns).
     case picture(Frame)
+    /// The graph that scales `.source` pictures into this rendition; it
+    /// comes before the first of them and the worker owns it from then on.
+    case filter(FilterGraph)
+    /// A picture to scale with the `.filter` graph, then encode (a
+    /// reference shared with the other workers: read, never written).
+    case source(Frame)
     /// An encoded AAC packet for this rendition's muxers (a reference).
     case audio(Packet)
     /// End of input: drain the encoder and stop.
@@ -37,6 +53,9 @@ final class RenditionWorker: @unchecked Sendable {
   private let mp4: OutputContainer?
   private let audioStream: Int
   private let budget: CPUBudget
+  /// IDR decisions for pictures scaled here (`.source`).
+  private var planner: KeyframePlanner
+  private var tail: FilterGraph?
   private let condition = NSCondition()
   private var items: [Item] = []
   /// Most items queued; the producer waits beyond it.
@@ -45,8 +64,10 @@ final class RenditionWorker: @unchecked Sendable {
   private var finished = false
   private var thread: Thread?
 
-  init(encoder: Encoder, hls: OutputContainer, mp4: OutputContainer?, audioStream: Int, budget: CPUBudget) {
+  init(encoder: Encoder, hls: OutputContainer, mp4: OutputContainer?, audioStream: Int, budget: CPUBudget,
+       planner: KeyframePlanner) {
     self.encoder = encoder
+    self.planner = planner
     self.budget = budget
     self.hls = hls
     self.mp4 = mp4
@@ -132,7 +153,11 @@ final class RenditionWorker: @unchecked Sendable {
       condition.unlock()
     }
     let packet: Packet
-    do { packet = try Packet() } catch {
+    let scaled: Frame
+    do {
+      packet = try Packet()
+      scaled = try Frame()
+    } catch {
       fail(error)
       return
     }
@@ -155,6 +180,12 @@ final class RenditionWorker: @unchecked Sendable {
         case .picture(let frame):
           _ = try encoder.send(frame)
           try drain(packet)
+        case .filter(let graph):
+          tail = graph
+        case .source(let frame):
+          guard let graph = tail else { throw TranscodeError("a rendition worker got a picture to scale before its filter graph") }
+          try graph.push(frame)
+          try encodeScaled(graph, scaled, packet)
         case .audio(let p):
           if let m = mp4 { try m.write(try p.clone(), stream: audioStream) }
           try hls.write(p, stream: audioStream)
@@ -163,6 +194,10 @@ final class RenditionWorker: @unchecked Sendable {
           // would ever arrive, and `join()` waits for the end.
           draining = true
           try TestHooks.failIfAsked(.renditionFlush)
+          if let graph = tail {
+            try graph.push(nil)
+            try encodeScaled(graph, scaled, packet)
+          }
           _ = try encoder.send(nil)
           try drain(packet)
         }
@@ -171,6 +206,16 @@ final class RenditionWorker: @unchecked Sendable {
       }
     }
     if holding { budget.release() }
+  }
+
+  /// Encodes every picture the scaling graph has ready, IDRs forced at
+  /// segment boundaries (`KeyframePlanner`, on the output frame index).
+  private func encodeScaled(_ graph: FilterGraph, _ frame: Frame, _ packet: Packet) throws {
+    while try graph.pull(frame) == .produced {
+      frame.forcesKeyframe = planner.isIDR(frame: frame.pts ?? 0)
+      _ = try encoder.send(frame)
+      try drain(packet)
+    }
   }
 
   private func drain(_ packet: Packet) throws {

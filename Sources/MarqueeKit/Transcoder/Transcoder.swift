@@ -101,10 +101,12 @@ public struct TranscodeError: Error, CustomStringConvertible, Sendable {
 /// rendition) the fast-start MP4: one pass, no second decode or encode.
 ///
 /// Pipeline per video frame: decode → timestamps rebased so the first
-/// picture is at 0 → filter graph (deinterlace, CFR, tone map, split, scale,
-/// rotate) → IDR forced at each segment boundary (`KeyframePlanner`) →
-/// libx264 → HLS muxer + MP4 muxer. Audio: decode → `aresample` → AAC-LC
-/// once → every muxer. The cover selector sees the top rendition's frames.
+/// picture is at 0 → filter graph (deinterlace, CFR, tone map, split; then
+/// scale and rotate: rendition 0 here, every other rendition on its worker
+/// thread, `RenditionWorker`) → IDR forced at each segment boundary
+/// (`KeyframePlanner`) → libx264 → HLS muxer + MP4 muxer. Audio: decode →
+/// `aresample` → cut at the pictures' end → AAC-LC once → every muxer. The
+/// cover selector sees the top rendition's frames.
 public struct Transcoder {
   /// The smallest picture side accepted, in pixels: below it there is no
   /// picture worth a banner, and H.264's 16×16 macroblocks have nothing to code.
@@ -225,7 +227,7 @@ public struct Transcoder {
     let audioStreamIndex = 1
     let workers = plan.renditions.indices.map { i in
       RenditionWorker(encoder: videoEncoders[i], hls: hls[i], mp4: i == plan.mp4Rendition ? mp4 : nil,
-                      audioStream: audioStreamIndex, budget: request.budget)
+                      audioStream: audioStreamIndex, budget: request.budget, planner: planners[i])
     }
     for w in workers { w.start() }
     var workersJoined = false
@@ -243,25 +245,29 @@ public struct Transcoder {
         for w in workers { try w.push(.audio(try encodedPacket.clone())) }
       }
     }
+    // The item's graph gives rendition 0 (out0) and, with more renditions,
+    // the unscaled shared picture (out1), which every other worker scales
+    // itself (`RenditionWorker`, `VideoFilterDescription.headText`).
     func pullVideo() throws {
       guard let g = videoGraph else { return }
-      for i in plan.renditions.indices {
-        while try g.pull(filtered, output: i) == .produced {
-          let n = filtered.pts ?? 0
-          if i == 0 && !selector.isSatisfied && request.coverPolicy.posterSource == nil, let thumbs = filtered.yuvThumbnails() {
-            let t = Double(n) * encoderTB.doubleValue
-            let stats = PictureStatistics(y: thumbs.y, u: thumbs.u, v: thumbs.v)
-            try selector.offer(time: t, statistics: stats) { try filtered.clone() }
-          }
-          filtered.forcesKeyframe = planners[i].isIDR(frame: n)
-          try workers[i].push(.picture(try filtered.clone()))
-          if i == 0 {
-            if let enc = audioEncoder {
-              videoEndSamples = max(videoEndSamples, Rational.rescale(n + 1, from: encoderTB, to: enc.timeBase))
-            }
-            if let report = request.progress { report(Double(n + 1) * encoderTB.doubleValue) }
-          }
+      let i = 0
+      while try g.pull(filtered, output: i) == .produced {
+        let n = filtered.pts ?? 0
+        if i == 0 && !selector.isSatisfied && request.coverPolicy.posterSource == nil, let thumbs = filtered.yuvThumbnails() {
+          let t = Double(n) * encoderTB.doubleValue
+          let stats = PictureStatistics(y: thumbs.y, u: thumbs.u, v: thumbs.v)
+          try selector.offer(time: t, statistics: stats) { try filtered.clone() }
         }
+        filtered.forcesKeyframe = planners[i].isIDR(frame: n)
+        try workers[i].push(.picture(try filtered.clone()))
+        if let enc = audioEncoder {
+          videoEndSamples = max(videoEndSamples, Rational.rescale(n + 1, from: encoderTB, to: enc.timeBase))
+        }
+        if let report = request.progress { report(Double(n + 1) * encoderTB.doubleValue) }
+      }
+      guard workers.count > 1 else { return }
+      while try g.pull(filtered, output: 1) == .produced {
+        for w in workers.dropFirst() { try w.push(.source(try filtered.clone())) }
       }
     }
     // Audio is cut where the pictures end, less the encoder delay (the
@@ -330,14 +336,20 @@ public struct Transcoder {
         let desc = VideoFilterDescription(plan: plan, transform: video.orientation, dynamicRange: dynamicRange,
                                           sourceMatrix: decoded.colorSpaceName, sourcePrimaries: decoded.colorPrimariesName,
                                           sourceIsFullRange: decoded.isFullRange, sourceHeight: decoded.height)
-        videoGraph = try FilterGraph(description: desc.text,
-                                     inputs: [.videoSource(videoDecoder.bufferSourceArguments(for: decoded))],
-                                     outputs: plan.renditions.map { _ in .videoSink },
-                                     // One thread always: libswscale's slice threads are
-                                     // the suspect of two runs (under heavy load) whose
-                                     // scaled rendition differed by a few bytes from a
-                                     // single-threaded one; decoding is bit-exact threaded.
-                                     threads: 1)
+        // One thread per graph always: libswscale's slice threads are the
+        // suspect of two runs (under heavy load) whose scaled rendition
+        // differed by a few bytes from a single-threaded one; decoding is
+        // bit-exact threaded.
+        let graph = try FilterGraph(description: desc.headText,
+                                    inputs: [.videoSource(videoDecoder.bufferSourceArguments(for: decoded))],
+                                    outputs: plan.renditions.count > 1 ? [.videoSink, .videoSink] : [.videoSink],
+                                    threads: 1)
+        videoGraph = graph
+        for (i, w) in workers.enumerated().dropFirst() {
+          try w.push(.filter(FilterGraph(description: desc.tailText(rendition: i),
+                                         inputs: [.videoSource(graph.bufferSourceArguments(output: 1))],
+                                         outputs: [.videoSink], threads: 1)))
+        }
       }
       try videoGraph?.push(decoded)
       try pullVideo()

@@ -22,8 +22,11 @@ public enum DynamicRange: Sendable, Equatable {
   }
 }
 
-/// Builds the libavfilter graph that turns decoded source pictures into
-/// every rendition: one chain up to a `split`, then one `scale` per rendition.
+/// Builds the libavfilter graphs that turn decoded source pictures into
+/// every rendition: one chain up to a `split`, then one `scale` per
+/// rendition. `text` is all of it in one graph; the transcoder runs
+/// `headText` (the chain and rendition 0) on the item's thread and one
+/// `tailText(rendition:)` per other rendition on that rendition's thread.
 ///
 /// Order, cheapest first: deinterlace (`bwdif`, only frames flagged
 /// interlaced), constant frame rate (`fps`, from timestamps, so VFR sources
@@ -87,8 +90,28 @@ public struct VideoFilterDescription: Sendable {
     return "zscale=matrixin=\(zimgMatrix):matrix=709:range=limited"
   }
 
-  /// The graph text with input `in0` and outputs `out0…outN-1`.
-  public var text: String {
+  /// The graph the item's thread runs when the renditions after the first
+  /// are scaled on their own threads: input `in0`; `out0` is rendition 0
+  /// (the head chain and its tail, see `text`), and with more than one
+  /// rendition `out1` is the head chain's own picture (deinterlaced,
+  /// constant rate, tone-mapped), which `tailText(rendition:)` turns into
+  /// each other rendition. The same filters as `text` in the same order,
+  /// so the pictures are the same; `split` hands references, not copies.
+  public var headText: String {
+    let n = plan.renditions.count
+    var text = "[in0]" + headFilters.joined(separator: ",")
+    text += n > 1 ? ",split=2[s0][out1];" : "[s0];"
+    return text + "[s0]" + tailFilters(0).joined(separator: ",") + "[out0]"
+  }
+
+  /// The graph of rendition `i` fed with `headText`'s `out1` pictures:
+  /// input `in0`, output `out0`.
+  public func tailText(rendition i: Int) -> String {
+    "[in0]" + tailFilters(i).joined(separator: ",") + "[out0]"
+  }
+
+  /// Deinterlace, constant rate and tone mapping: what every rendition shares.
+  var headFilters: [String] {
     var head = ["bwdif=mode=send_frame:parity=auto:deint=interlaced",
                 "fps=fps=\(plan.frameRate.num)/\(plan.frameRate.den):round=near"]
     switch dynamicRange {
@@ -106,22 +129,32 @@ public struct VideoFilterDescription: Sendable {
         "format=yuv420p",
       ]
     }
+    return head
+  }
+
+  /// Scale, matrix conversion, rotation and format of rendition `i`.
+  func tailFilters(_ i: Int) -> [String] {
+    let r = plan.renditions[i]
+    // Size before rotation: a quarter turn swaps the sides.
+    let (w, h) = transform.swapsDimensions ? (r.height, r.width) : (r.width, r.height)
+    var chain = ["scale=w=\(w):h=\(h):flags=lanczos"]
+    if let convert = matrixConversion { chain.append(convert) }
+    chain += transform.filterChain
+    chain += ["setsar=1", "format=yuv420p"]
+    return chain
+  }
+
+  /// The graph text with input `in0` and outputs `out0…outN-1`: every
+  /// rendition in one graph (the head chain, `split`, one tail each).
+  public var text: String {
     let n = plan.renditions.count
-    var text = "[in0]" + head.joined(separator: ",")
+    var text = "[in0]" + headFilters.joined(separator: ",")
     if n > 1 {
       text += ",split=\(n)" + (0..<n).map { "[s\($0)]" }.joined() + ";"
     } else {
       text += "[s0];"
     }
-    let tails = plan.renditions.enumerated().map { (i, r) -> String in
-      // Size before rotation: a quarter turn swaps the sides.
-      let (w, h) = transform.swapsDimensions ? (r.height, r.width) : (r.width, r.height)
-      var chain = ["scale=w=\(w):h=\(h):flags=lanczos"]
-      if let convert = matrixConversion { chain.append(convert) }
-      chain += transform.filterChain
-      chain += ["setsar=1", "format=yuv420p"]
-      return "[s\(i)]" + chain.joined(separator: ",") + "[out\(i)]"
-    }
+    let tails = plan.renditions.indices.map { i in "[s\(i)]" + tailFilters(i).joined(separator: ",") + "[out\(i)]" }
     return text + tails.joined(separator: ";")
   }
 }
