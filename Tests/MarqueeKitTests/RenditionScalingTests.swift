@@ -4,9 +4,9 @@ import Testing
 
 @testable import MarqueeKit
 
-/// Renditions after the first are scaled (and rotated) on their own worker
-/// threads from the item's shared picture: the pictures must be those of
-/// the one-graph description, and those ffmpeg makes from the source.
+/// Every rendition is scaled (and rotated) on its own worker thread from the
+/// item's shared picture: the pictures must be those of the one-graph
+/// description, and those ffmpeg makes from the source.
 @Suite("Renditions scaled on their own threads", .serialized)
 struct RenditionScalingTests {
   @Test("the split graphs hold the one graph's filters, in its order")
@@ -18,16 +18,13 @@ struct RenditionScalingTests {
     let desc = VideoFilterDescription(plan: plan, transform: .rotate90, dynamicRange: .pq,
                                       sourceMatrix: "bt2020nc", sourcePrimaries: "bt2020")
     // The one graph, "[in0]<head>,split=2[s0][s1];[s0]<tail0>[out0];[s1]<tail1>[out1]".
-    let whole = desc.text
-    let head = desc.headText
-    let tail1 = desc.tailText(rendition: 1)
-    let headChain = String(head.dropFirst("[in0]".count).prefix { $0 != "[" }).replacingOccurrences(of: ",split=2", with: "")
-    #expect(whole.hasPrefix("[in0]" + headChain + ",split=2[s0][s1];"), "\(whole)\nvs head \(head)")
-    let tail0Chain = head.components(separatedBy: "[s0]").last.map { String($0.dropLast("[out0]".count)) } ?? ""
-    let tail1Chain = String(tail1.dropFirst("[in0]".count).dropLast("[out0]".count))
-    #expect(whole.hasSuffix("[s0]" + tail0Chain + "[out0];[s1]" + tail1Chain + "[out1]"), "\(whole)\nvs tails \(tail0Chain) / \(tail1Chain)")
-    #expect(tail1Chain.hasPrefix("scale=w=360:h=640") && tail1Chain.contains("transpose"), "\(tail1Chain)")
-    #expect(head.contains("split=2[s0][out1]") && head.contains("tonemap"))
+    func chain(_ graph: String) -> String { String(graph.dropFirst("[in0]".count).dropLast("[out0]".count)) }
+    let head = chain(desc.headText)
+    let tails = plan.renditions.indices.map { chain(desc.tailText(rendition: $0)) }
+    #expect(desc.text == "[in0]\(head),split=2[s0][s1];[s0]\(tails[0])[out0];[s1]\(tails[1])[out1]",
+            "\(desc.text)\nvs head \(head), tails \(tails)")
+    #expect(head.contains("tonemap") && !head.contains("scale=w="), "\(head)")
+    #expect(tails[1].hasPrefix("scale=w=360:h=640") && tails[1].contains("transpose"), "\(tails[1])")
   }
 
   @Test("every rendition of a rotated clip is the source's upright picture at its size")

@@ -1,19 +1,21 @@
 import Foundation
 
-/// Encodes one rendition on its own thread: takes pictures (and the shared
-/// audio packets) from a bounded queue, scales them with the rendition's
-/// own filter graph when they come unscaled, runs libx264 and writes the
+/// Makes one rendition on its own thread: takes the item's pictures (and
+/// the shared audio packets) from a bounded queue, scales and rotates them
+/// with the rendition's own filter graph, runs libx264 and writes the
 /// packets to the rendition's HLS muxer (and the MP4 muxer when this
 /// rendition is the MP4's).
 ///
 /// Why the scaling is here: the item's thread decodes and filters for
 /// every rendition; when it also scaled every rendition (one graph with a
 /// `split`), it was the longest chain of the video and the renditions
-/// waited for it, so a single 1080p item kept 1.41 of 2 cores busy. Now it
-/// hands each worker a reference to the shared picture (after
+/// waited for it (a 4K source kept 1.41 of 2 cores busy, BENCHMARKS.md).
+/// Now it hands each worker a reference to the shared picture (after
 /// deinterlacing, constant rate and tone mapping) and each worker scales
 /// its own; the pixels are the same (the same filters in the same order,
-/// `VideoFilterDescription.tailText`), so are the bytes.
+/// `VideoFilterDescription.tailText`), so are the bytes. The shared picture
+/// is only read: libavfilter's filters write into new frames (or copy a
+/// frame whose buffer has other references, `av_frame_make_writable`).
 ///
 /// Why a thread per rendition: libx264 output depends on its thread count,
 /// and its frame threads make rate control timing-dependent (measured: the
@@ -34,8 +36,6 @@ import Foundation
 /// `@unchecked Sendable` stands for; the queue's lock orders every access.
 final class RenditionWorker: @unchecked Sendable {
   enum Item {
-    /// A picture to encode as it is (a reference the worker owns).
-    case picture(Frame)
     /// The graph that scales `.source` pictures into this rendition; it
     /// comes before the first of them and the worker owns it from then on.
     case filter(FilterGraph)
@@ -56,6 +56,9 @@ final class RenditionWorker: @unchecked Sendable {
   /// IDR decisions for pictures scaled here (`.source`).
   private var planner: KeyframePlanner
   private var tail: FilterGraph?
+  /// Called with each scaled picture before it is encoded, on this thread
+  /// (the transcoder's cover selector, for rendition 0).
+  private let observe: ((Frame) throws -> Void)?
   private let condition = NSCondition()
   private var items: [Item] = []
   /// Most items queued; the producer waits beyond it.
@@ -65,9 +68,10 @@ final class RenditionWorker: @unchecked Sendable {
   private var thread: Thread?
 
   init(encoder: Encoder, hls: OutputContainer, mp4: OutputContainer?, audioStream: Int, budget: CPUBudget,
-       planner: KeyframePlanner) {
+       planner: KeyframePlanner, observe: ((Frame) throws -> Void)? = nil) {
     self.encoder = encoder
     self.planner = planner
+    self.observe = observe
     self.budget = budget
     self.hls = hls
     self.mp4 = mp4
@@ -177,9 +181,6 @@ final class RenditionWorker: @unchecked Sendable {
       }
       do {
         switch item {
-        case .picture(let frame):
-          _ = try encoder.send(frame)
-          try drain(packet)
         case .filter(let graph):
           tail = graph
         case .source(let frame):
@@ -212,6 +213,7 @@ final class RenditionWorker: @unchecked Sendable {
   /// segment boundaries (`KeyframePlanner`, on the output frame index).
   private func encodeScaled(_ graph: FilterGraph, _ frame: Frame, _ packet: Packet) throws {
     while try graph.pull(frame) == .produced {
+      try observe?(frame)
       frame.forcesKeyframe = planner.isIDR(frame: frame.pts ?? 0)
       _ = try encoder.send(frame)
       try drain(packet)

@@ -101,12 +101,12 @@ public struct TranscodeError: Error, CustomStringConvertible, Sendable {
 /// rendition) the fast-start MP4: one pass, no second decode or encode.
 ///
 /// Pipeline per video frame: decode → timestamps rebased so the first
-/// picture is at 0 → filter graph (deinterlace, CFR, tone map, split; then
-/// scale and rotate: rendition 0 here, every other rendition on its worker
-/// thread, `RenditionWorker`) → IDR forced at each segment boundary
+/// picture is at 0 → filter graph (deinterlace, CFR, tone map) → for each
+/// rendition, on its worker thread (`RenditionWorker`): scale and rotate →
+/// IDR forced at each segment boundary
 /// (`KeyframePlanner`) → libx264 → HLS muxer + MP4 muxer. Audio: decode →
 /// `aresample` → cut at the pictures' end → AAC-LC once → every muxer. The
-/// cover selector sees the top rendition's frames.
+/// cover selector sees the top rendition's frames (on its worker thread).
 public struct Transcoder {
   /// The smallest picture side accepted, in pixels: below it there is no
   /// picture worth a banner, and H.264's 16×16 macroblocks have nothing to code.
@@ -161,7 +161,7 @@ public struct Transcoder {
     let fm = FileManager.default
     try? fm.createDirectory(at: request.outputDirectory, withIntermediateDirectories: true)
     let encoderTB = Rational(plan.frameRate.den, plan.frameRate.num)
-    var planners = plan.renditions.map { _ in KeyframePlanner(frameRate: plan.frameRate, segmentDuration: request.segmentDuration) }
+    let planners = plan.renditions.map { _ in KeyframePlanner(frameRate: plan.frameRate, segmentDuration: request.segmentDuration) }
 
     // Encoders: one per rendition, one for audio.
     let gop = planners[0].gopLength
@@ -225,9 +225,23 @@ public struct Transcoder {
     // One worker thread per rendition owns its encoder and muxers from here
     // until `join()`; this thread decodes, filters and encodes the audio.
     let audioStreamIndex = 1
+    // The cover selector sees the top rendition's pictures where they are
+    // made, on rendition 0's worker thread, before they are encoded; this
+    // thread reads its choice after `join()` (the join's lock orders the
+    // two). The same calls, on the same pictures, as when this thread
+    // scaled rendition 0 itself.
+    let coverObserver: (Frame) throws -> Void = { filtered in
+      let n = filtered.pts ?? 0
+      if !selector.isSatisfied && request.coverPolicy.posterSource == nil, let thumbs = filtered.yuvThumbnails() {
+        let t = Double(n) * encoderTB.doubleValue
+        let stats = PictureStatistics(y: thumbs.y, u: thumbs.u, v: thumbs.v)
+        try selector.offer(time: t, statistics: stats) { try filtered.clone() }
+      }
+    }
     let workers = plan.renditions.indices.map { i in
       RenditionWorker(encoder: videoEncoders[i], hls: hls[i], mp4: i == plan.mp4Rendition ? mp4 : nil,
-                      audioStream: audioStreamIndex, budget: request.budget, planner: planners[i])
+                      audioStream: audioStreamIndex, budget: request.budget, planner: planners[i],
+                      observe: i == 0 ? coverObserver : nil)
     }
     for w in workers { w.start() }
     var workersJoined = false
@@ -245,29 +259,20 @@ public struct Transcoder {
         for w in workers { try w.push(.audio(try encodedPacket.clone())) }
       }
     }
-    // The item's graph gives rendition 0 (out0) and, with more renditions,
-    // the unscaled shared picture (out1), which every other worker scales
-    // itself (`RenditionWorker`, `VideoFilterDescription.headText`).
+    // The item's graph ends with the picture every rendition shares
+    // (deinterlaced, constant rate, tone-mapped); each worker scales its
+    // own rendition from a reference to it (`RenditionWorker`,
+    // `VideoFilterDescription.headText`). The index n is the output frame's,
+    // the same in every rendition.
     func pullVideo() throws {
       guard let g = videoGraph else { return }
-      let i = 0
-      while try g.pull(filtered, output: i) == .produced {
+      while try g.pull(filtered) == .produced {
         let n = filtered.pts ?? 0
-        if i == 0 && !selector.isSatisfied && request.coverPolicy.posterSource == nil, let thumbs = filtered.yuvThumbnails() {
-          let t = Double(n) * encoderTB.doubleValue
-          let stats = PictureStatistics(y: thumbs.y, u: thumbs.u, v: thumbs.v)
-          try selector.offer(time: t, statistics: stats) { try filtered.clone() }
-        }
-        filtered.forcesKeyframe = planners[i].isIDR(frame: n)
-        try workers[i].push(.picture(try filtered.clone()))
+        for w in workers { try w.push(.source(try filtered.clone())) }
         if let enc = audioEncoder {
           videoEndSamples = max(videoEndSamples, Rational.rescale(n + 1, from: encoderTB, to: enc.timeBase))
         }
         if let report = request.progress { report(Double(n + 1) * encoderTB.doubleValue) }
-      }
-      guard workers.count > 1 else { return }
-      while try g.pull(filtered, output: 1) == .produced {
-        for w in workers.dropFirst() { try w.push(.source(try filtered.clone())) }
       }
     }
     // Audio is cut where the pictures end, less the encoder delay (the
@@ -342,12 +347,11 @@ public struct Transcoder {
         // bit-exact threaded.
         let graph = try FilterGraph(description: desc.headText,
                                     inputs: [.videoSource(videoDecoder.bufferSourceArguments(for: decoded))],
-                                    outputs: plan.renditions.count > 1 ? [.videoSink, .videoSink] : [.videoSink],
-                                    threads: 1)
+                                    outputs: [.videoSink], threads: 1)
         videoGraph = graph
-        for (i, w) in workers.enumerated().dropFirst() {
+        for (i, w) in workers.enumerated() {
           try w.push(.filter(FilterGraph(description: desc.tailText(rendition: i),
-                                         inputs: [.videoSource(graph.bufferSourceArguments(output: 1))],
+                                         inputs: [.videoSource(graph.bufferSourceArguments())],
                                          outputs: [.videoSink], threads: 1)))
         }
       }

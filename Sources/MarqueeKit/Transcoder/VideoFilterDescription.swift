@@ -25,8 +25,8 @@ public enum DynamicRange: Sendable, Equatable {
 /// Builds the libavfilter graphs that turn decoded source pictures into
 /// every rendition: one chain up to a `split`, then one `scale` per
 /// rendition. `text` is all of it in one graph; the transcoder runs
-/// `headText` (the chain and rendition 0) on the item's thread and one
-/// `tailText(rendition:)` per other rendition on that rendition's thread.
+/// `headText` (the shared chain) on the item's thread and one
+/// `tailText(rendition:)` per rendition on that rendition's thread.
 ///
 /// Order, cheapest first: deinterlace (`bwdif`, only frames flagged
 /// interlaced), constant frame rate (`fps`, from timestamps, so VFR sources
@@ -90,22 +90,17 @@ public struct VideoFilterDescription: Sendable {
     return "zscale=matrixin=\(zimgMatrix):matrix=709:range=limited"
   }
 
-  /// The graph the item's thread runs when the renditions after the first
-  /// are scaled on their own threads: input `in0`; `out0` is rendition 0
-  /// (the head chain and its tail, see `text`), and with more than one
-  /// rendition `out1` is the head chain's own picture (deinterlaced,
-  /// constant rate, tone-mapped), which `tailText(rendition:)` turns into
-  /// each other rendition. The same filters as `text` in the same order,
-  /// so the pictures are the same; `split` hands references, not copies.
+  /// The graph the item's thread runs: input `in0`, output `out0`, the
+  /// chain every rendition shares (deinterlace, constant rate, tone
+  /// mapping); each rendition's worker turns its pictures into that
+  /// rendition with `tailText(rendition:)`. Together they are the filters
+  /// of `text` in the same order, so the pictures are the same.
   public var headText: String {
-    let n = plan.renditions.count
-    var text = "[in0]" + headFilters.joined(separator: ",")
-    text += n > 1 ? ",split=2[s0][out1];" : "[s0];"
-    return text + "[s0]" + tailFilters(0).joined(separator: ",") + "[out0]"
+    "[in0]" + headFilters.joined(separator: ",") + "[out0]"
   }
 
-  /// The graph of rendition `i` fed with `headText`'s `out1` pictures:
-  /// input `in0`, output `out0`.
+  /// The graph of rendition `i` fed with `headText`'s pictures: input
+  /// `in0`, output `out0`.
   public func tailText(rendition i: Int) -> String {
     "[in0]" + tailFilters(i).joined(separator: ",") + "[out0]"
   }
