@@ -16,8 +16,12 @@ public enum EncoderEffort {
   /// clips measured smaller with than 2 (low-motion camera footage most).
   public static let bFrames = 3
   /// x264 options beyond the preset, each `key=value`: `b-adapt=2` (the
-  /// trellis B-frame decision) picks how many of the 3 B-frames to use.
-  public static let x264Options = ["b-adapt=2"]
+  /// trellis B-frame decision) picks how many of the 3 B-frames to use, and
+  /// `rc-lookahead=60` lets macroblock-tree rate control see 60 pictures
+  /// ahead instead of 40 (about 3 % fewer bytes on camera footage for a few
+  /// per cent of CPU). `trellis=2` saved another 2 % but cost about 20 %
+  /// more encode CPU, past the budget.
+  public static let x264Options = ["b-adapt=2", "rc-lookahead=60"]
 
   /// One line for the item fingerprint.
   public static var summary: String {
