@@ -2,6 +2,11 @@ internal import CFFmpeg
 import Foundation
 
 /// Settings for an H.264 encode through libavcodec's libx264 wrapper.
+///
+/// Two rate-control modes: average bit rate (`crf == nil`: `bitRate` under
+/// the VBV `maxRate`/`bufferSize`), or capped CRF (`crf` set: x264's
+/// constant rate factor decides how many bits each picture takes, and the
+/// VBV caps the peaks; `bitRate` is then unused).
 public struct VideoEncoderSettings: Sendable {
   /// Output picture size in pixels; both even (4:2:0 chroma).
   public var width: Int
@@ -9,7 +14,7 @@ public struct VideoEncoderSettings: Sendable {
   /// Constant output frame rate, frames per second. The encoder time base is
   /// its inverse, so every frame has a distinct integer PTS.
   public var frameRate: Rational
-  /// Target average bit rate in bits per second.
+  /// Target average bit rate in bits per second (average-bit-rate mode only).
   public var bitRate: Int
   /// Peak bit rate (VBV `maxrate`) in bits per second.
   public var maxRate: Int
@@ -21,9 +26,23 @@ public struct VideoEncoderSettings: Sendable {
   public var preset: String
   /// Encoder threads (0 = libx264's choice).
   public var threads: Int
+  /// x264 constant rate factor (`crf`, 1–51; lower is better quality and
+  /// more bytes), or nil for average-bit-rate mode.
+  public var crf: Double?
+  /// Bits in the VBV buffer when the stream starts (x264 `vbv-init` as a
+  /// fraction of `bufferSize`); nil keeps x264's default of 90 %. With
+  /// `maxRate`, it bounds the bytes of the first `t` seconds to
+  /// `initialBufferOccupancy + maxRate × t` bits.
+  public var initialBufferOccupancy: Int?
+  /// Most consecutive B-frames (x264 `bframes`).
+  public var bFrames: Int
+  /// More x264 options, each `key=value`, added to `x264-params` in order
+  /// (after the fixed `scenecut=0:open-gop=0`, which they must not change).
+  public var x264Options: [String]
 
   public init(width: Int, height: Int, frameRate: Rational, bitRate: Int, maxRate: Int, bufferSize: Int,
-              gopLength: Int, preset: String = "veryfast", threads: Int = 0) {
+              gopLength: Int, preset: String = "veryfast", threads: Int = 0, crf: Double? = nil,
+              initialBufferOccupancy: Int? = nil, bFrames: Int = 2, x264Options: [String] = []) {
     self.width = width
     self.height = height
     self.frameRate = frameRate
@@ -33,6 +52,10 @@ public struct VideoEncoderSettings: Sendable {
     self.gopLength = gopLength
     self.preset = preset
     self.threads = threads
+    self.crf = crf
+    self.initialBufferOccupancy = initialBufferOccupancy
+    self.bFrames = bFrames
+    self.x264Options = x264Options
   }
 }
 
@@ -63,7 +86,8 @@ public final class Encoder {
   /// Opens libx264 for 8-bit 4:2:0 (`yuv420p`) High profile, BT.709 tagged,
   /// closed GOPs and no scene-cut keyframes, so IDRs fall only where
   /// `Frame.forcesKeyframe` asks and at `gopLength` (Apple HLS authoring
-  /// spec 1.13 and 7.4).
+  /// spec 1.13 and 7.4). The level is libx264's choice: the lowest one the
+  /// picture size, frame rate, VBV and reference frames fit in.
   ///
   /// - Throws: `MediaIOError` when libx264 is missing, refuses the settings,
   ///   or leaves an option unused.
@@ -82,12 +106,17 @@ public final class Encoder {
     ctx.pointee.time_base = timeBase.av
     ctx.pointee.framerate = s.frameRate.av
     ctx.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
-    ctx.pointee.bit_rate = Int64(s.bitRate)
+    // Capped CRF: no average target (libx264 would switch to ABR), only
+    // the VBV cap.
+    ctx.pointee.bit_rate = s.crf == nil ? Int64(s.bitRate) : 0
     ctx.pointee.rc_max_rate = Int64(s.maxRate)
     ctx.pointee.rc_buffer_size = Int32(s.bufferSize)
+    if let occupancy = s.initialBufferOccupancy {
+      ctx.pointee.rc_initial_buffer_occupancy = Int32(min(occupancy, s.bufferSize))
+    }
     ctx.pointee.gop_size = Int32(s.gopLength)
     ctx.pointee.keyint_min = Int32(min(s.gopLength, 25))
-    ctx.pointee.max_b_frames = 2
+    ctx.pointee.max_b_frames = Int32(s.bFrames)
     ctx.pointee.thread_count = Int32(s.threads)
     ctx.pointee.color_primaries = AVCOL_PRI_BT709
     ctx.pointee.color_trc = AVCOL_TRC_BT709
@@ -98,8 +127,10 @@ public final class Encoder {
     defer { av_dict_free(&options) }
     av_dict_set(&options, "preset", s.preset, 0)
     av_dict_set(&options, "profile", "high", 0)
+    if let crf = s.crf { av_dict_set(&options, "crf", String(format: "%.2f", crf), 0) }
     // No scene-cut IDRs; forced I frames become IDRs; no open GOPs.
-    av_dict_set(&options, "x264-params", "scenecut=0:open-gop=0", 0)
+    let params = (["scenecut=0", "open-gop=0"] + s.x264Options).joined(separator: ":")
+    av_dict_set(&options, "x264-params", params, 0)
     av_dict_set(&options, "forced-idr", "1", 0)
     try Encoder.open(ctx, codec, &options, label)
   }

@@ -127,6 +127,10 @@ struct JobErrorCase: Sendable, CustomTestStringConvertible {
     .init("max_pixels 0", job(settings: #"{"max_pixels": 0}"#), path: "settings.max_pixels", reason: "from 1 to"),
     .init("max_file_size_mb negative", job(settings: #"{"max_file_size_mb": -1}"#), path: "settings.max_file_size_mb", reason: "more than 0"),
     .init("video_url dash", job(settings: #"{"video_url": "dash"}"#), path: "settings.video_url", reason: #"expected "hls" or "mp4""#),
+    .init("video_crf 0 (lossless)", job(settings: #"{"video_crf": 0}"#), path: "settings.video_crf", reason: "from 1 to 51"),
+    .init("video_crf 52", job(settings: #"{"video_crf": 52}"#), path: "settings.video_crf", reason: "found 52"),
+    .init("video_crf a string", job(settings: #"{"video_crf": "23"}"#), path: "settings.video_crf", reason: "expected a number, found a string"),
+    .init("video_crf null", job(settings: #"{"video_crf": null}"#), path: "settings.video_crf", reason: "found null"),
   ]
   static let banners: [JobErrorCase] = [
     .init("missing id", job([#"{"type": "video", "source": "a.mov"}"#]), path: "banners[0].id", reason: "missing"),
@@ -261,6 +265,10 @@ struct JobErrorCase: Sendable, CustomTestStringConvertible {
     #expect(parsed.maxPixels == 8_294_400)
     #expect(parsed.maxFileSize == 1_572_864)
     #expect(parsed.videoURL == .mp4)
+    #expect(parsed.videoCRF == JobSettings.default.videoCRF && parsed.videoCRF == 23)
+    #expect(try parse(job(settings: #"{"video_crf": 19.5}"#)).settings.videoCRF == 19.5)
+    #expect(try parse(job(settings: #"{"video_crf": 1}"#)).settings.videoCRF == 1)
+    #expect(try parse(job(settings: #"{"video_crf": 51}"#)).settings.videoCRF == 51)
   }
 
   @Test func rangeBoundsAreInclusive() throws {

@@ -12,8 +12,8 @@ struct RenditionScalingTests {
   @Test("the split graphs hold the one graph's filters, in its order")
   func splitDescription() {
     let plan = VideoPlan(displayWidth: 1280, displayHeight: 720, frameRate: Rational(30, 1), renditions: [
-      RenditionPlan(width: 1280, height: 720, bitRate: 3_000_000, maxRate: 4_500_000, bufferSize: 9_000_000, name: "720p"),
-      RenditionPlan(width: 640, height: 360, bitRate: 730_000, maxRate: 1_095_000, bufferSize: 2_190_000, name: "360p"),
+      RenditionPlan(width: 1280, height: 720, bitRate: 3_000_000, name: "720p"),
+      RenditionPlan(width: 640, height: 360, bitRate: 730_000, name: "360p"),
     ], mp4Rendition: 0)
     let desc = VideoFilterDescription(plan: plan, transform: .rotate90, dynamicRange: .pq,
                                       sourceMatrix: "bt2020nc", sourcePrimaries: "bt2020")

@@ -69,11 +69,13 @@ struct TranscoderPlanningTests {
     #expect(phone.displayWidth == 2160 && phone.displayHeight == 3840)
     #expect(phone.renditions.map { [$0.width, $0.height] } == [[720, 1280], [540, 960], [360, 640]])
 
+    // One rung left: a second one below it, about two thirds of its short
+    // side, at the even size nearest its aspect ratio.
     let anamorphic = RenditionPlanner.plan(stream: Self.stream(640, 360, sar: Rational(2, 1)), requests: ladder, maxHeight: 720)
-    #expect(anamorphic.renditions.map { [$0.width, $0.height] } == [[1280, 360]])
+    #expect(anamorphic.renditions.map { [$0.width, $0.height] } == [[1280, 360], [832, 234]])
 
     let small = RenditionPlanner.plan(stream: Self.stream(320, 240), requests: ladder, maxHeight: 720)
-    #expect(small.renditions.map { [$0.width, $0.height] } == [[320, 240]])
+    #expect(small.renditions.map { [$0.width, $0.height] } == [[320, 240], [216, 162]])
 
     let odd = RenditionPlanner.plan(stream: Self.stream(3026, 1386), requests: ladder, maxHeight: 720)
     for r in odd.renditions {
@@ -84,8 +86,49 @@ struct TranscoderPlanningTests {
     // 1080p allowed by the job: the rendition nearest 720p goes to MP4.
     let tall = RenditionPlanner.plan(stream: Self.stream(1920, 1080), requests: ladder, maxHeight: 1080)
     #expect(tall.renditions.count == 4 && tall.mp4Rendition == 1)
-    // Bit rates: scaled up for 60 fps, peaks capped at 1.5× the average.
-    #expect(tall.renditions.allSatisfy { $0.maxRate == $0.bitRate * 3 / 2 })
+    // Capped CRF: the rung's rate is the VBV peak, over a one-second buffer
+    // that starts half full.
+    #expect(tall.renditions.allSatisfy { $0.maxRate == $0.bitRate && $0.bufferSize == $0.bitRate })
+    #expect(tall.renditions.allSatisfy { $0.initialBufferOccupancy == $0.bitRate / 2 })
+    #expect(tall.renditions.map(\.bitRate) == [6_000_000, 3_000_000, 2_000_000, 730_000])
+  }
+
+  @Test("rates scale with pixels^0.75 and frame rate^0.585 from the rung they come from; a small source is not given a big rung's rate")
+  func ladderRates() {
+    let ladder = RenditionRequest.defaultLadder
+    // Independent arithmetic, per rendition: kbps · (pixels / 16:9 pixels of the rung)^0.75 · (fps / 30)^0.585.
+    func expected(_ kbps: Double, _ w: Int, _ h: Int, rung: Int, fps: Double) -> Int {
+      Int((kbps * 1000 * pow(Double(w * h) / (Double(rung * rung) * 16 / 9), 0.75) * pow(fps / 30, 0.585)).rounded())
+    }
+    // 640x272 at 25 fps (below the 360p rung): both renditions from the 360p rung's 730 kbit/s.
+    var s = Self.stream(640, 272)
+    s.frameRate = Rational(25, 1)
+    s.baseFrameRate = Rational(25, 1)
+    let small = RenditionPlanner.plan(stream: s, requests: ladder, maxHeight: 720)
+    // 414x176: the even size within 8 pixels of 2/3 · 272 whose aspect is nearest 640:272 (414·272 − 176·640 = −32).
+    #expect(small.renditions.map { [$0.width, $0.height] } == [[640, 272], [414, 176]])
+    #expect(small.renditions.map(\.bitRate) == [expected(730, 640, 272, rung: 360, fps: 25), expected(730, 414, 176, rung: 360, fps: 25)])
+    #expect(small.renditions[0].bitRate < 730_000, "a 272p source got \(small.renditions[0].bitRate) bit/s")
+    // 60 fps: 1.5 times the 30 fps rate of the same rung.
+    var fast = Self.stream(1920, 1080)
+    fast.frameRate = Rational(60, 1)
+    fast.baseFrameRate = Rational(60, 1)
+    let sixty = RenditionPlanner.plan(stream: fast, requests: ladder, maxHeight: 720)
+    #expect(sixty.renditions.map(\.bitRate) == [expected(3000, 1280, 720, rung: 720, fps: 60), expected(2000, 960, 540, rung: 540, fps: 60),
+                                                 expected(730, 640, 360, rung: 360, fps: 60)])
+    #expect(abs(Double(sixty.renditions[0].bitRate) / 3_000_000 - 1.5) < 0.001)
+  }
+
+  @Test("first segment of 1 s, then every 2 s: IDRs at 0, 1, 3, 5 s at 29.97 fps")
+  func shortFirstSegment() {
+    var planner = KeyframePlanner(frameRate: Rational(30000, 1001), segmentDuration: 2, firstSegmentDuration: 1)
+    let idrs = (0..<200).filter { planner.isIDR(frame: Int64($0)) }
+    // The first frame at or after 0, 1, 3, 5 s: ceil(t · 30000 / 1001).
+    let expected = [0.0, 1, 3, 5].map { Int(($0 * 30000 / 1001).rounded(.up)) }
+    #expect(idrs == expected)
+    #expect(planner.start(ofSegment: 0) == 0 && planner.start(ofSegment: 1) == 1 && planner.start(ofSegment: 3) == 5)
+    let gaps = zip(idrs.dropFirst(), idrs).map { $0 - $1 }
+    #expect(gaps.allSatisfy { $0 < planner.gopLength })
   }
 
   // MARK: - Orientation
@@ -148,5 +191,41 @@ struct TranscoderPlanningTests {
     #expect(lines[0] == "#EXTM3U" && lines.contains("#EXT-X-INDEPENDENT-SEGMENTS"))
     #expect(lines[3] == "#EXT-X-STREAM-INF:BANDWIDTH=3000,AVERAGE-BANDWIDTH=2500,CODECS=\"avc1.64001F,mp4a.40.2\",RESOLUTION=1280x720,FRAME-RATE=29.970")
     #expect(lines[4] == "720p/index.m3u8" && lines[6] == "360p/index.m3u8")
+  }
+
+  @Test("BANDWIDTH is the peak of runs of segments lasting 0.5 to 1.5 target durations (RFC 8216 §4.3.4.2)")
+  func peakOverRuns() {
+    // Target 2 s: 1 s of 200 kbit, 2 s of 300 kbit, 2 s of 240 kbit, 0.28 s of 100 kbit.
+    let segments: [(bits: Double, seconds: Double)] = [(200_000, 1), (300_000, 2), (240_000, 2), (100_000, 0.28)]
+    let bw = MeasuredBandwidth(segments: segments, targetDuration: 2)
+    // Runs by hand: [0] 200k/1, [0,1] 500k/3, [1] 150k/s, [2] 120k/s, [2,3] 340k/2.28;
+    // [3] alone (0.28 s) is shorter than 1 s and does not count (alone it is 357 kbit/s).
+    let runs = [200_000.0, 500_000.0 / 3, 150_000, 120_000, 340_000 / 2.28]
+    #expect(bw.peak == Int(runs.max()!.rounded(.up)))
+    #expect(bw.average == Int((840_000 / 5.28).rounded(.up)))
+    // A playlist shorter than half its target duration: its own rate.
+    #expect(MeasuredBandwidth(segments: [(50_000, 0.4)], targetDuration: 1).peak == 125_000)
+  }
+
+  @Test("the start variant is about 2 Mbit/s, never the top one, at most 2.3 Mbit/s peak")
+  func startVariant() {
+    func v(_ w: Int, _ h: Int, _ peak: Int) -> MasterPlaylistWriter.Variant {
+      .init(uri: "\(h)p/index.m3u8", bandwidth: MeasuredBandwidth(peak: peak, average: peak * 3 / 4), codecs: "avc1.64001F",
+            width: w, height: h, frameRate: 30)
+    }
+    let ladder = [v(1280, 720, 3_100_000), v(960, 540, 2_150_000), v(640, 360, 760_000)]
+    #expect(MasterPlaylistWriter.startVariant(ladder) == 1)
+    // Easy content: every variant is small, the top one is still not the start.
+    #expect(MasterPlaylistWriter.startVariant([v(1280, 720, 1_200_000), v(960, 540, 800_000), v(640, 360, 300_000)]) == 1)
+    // 540p above the limit: the next rung down.
+    #expect(MasterPlaylistWriter.startVariant([v(1280, 720, 4_000_000), v(960, 540, 2_600_000), v(640, 360, 900_000)]) == 2)
+    // All above: the lowest.
+    #expect(MasterPlaylistWriter.startVariant([v(1920, 1080, 9_000_000), v(1280, 720, 5_000_000), v(960, 540, 2_900_000)]) == 2)
+    #expect(MasterPlaylistWriter.startVariant([v(640, 272, 500_000), v(414, 176, 300_000)]) == 1)
+    #expect(MasterPlaylistWriter.startVariant([v(640, 360, 700_000)]) == 0)
+    // Listed first by the writer, the rest by descending BANDWIDTH.
+    let text = MasterPlaylistWriter().render(ladder, defaultIndex: MasterPlaylistWriter.startVariant(ladder))
+    let uris = text.split(separator: "\n").filter { !$0.hasPrefix("#") }
+    #expect(uris == ["540p/index.m3u8", "720p/index.m3u8", "360p/index.m3u8"])
   }
 }

@@ -104,3 +104,52 @@ public enum Oracle {
     }
   }
 }
+
+extension Oracle {
+  /// Video packets of the first video stream in decode order as ffprobe
+  /// reports them: pts in seconds and size in bytes.
+  public static func videoPacketSizes(_ url: URL) throws -> [(pts: Double, bytes: Int)] {
+    let r = try Run.process("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "packet=pts_time,size",
+                                        "-of", "csv=p=0", url.path])
+    guard r.status == 0 else { throw FFprobe.Failure.failed(r.stderr) }
+    return r.stdoutText.split(separator: "\n").compactMap { line in
+      let parts = line.split(separator: ",")
+      guard parts.count >= 2, let t = Double(parts[0]), let n = Int(parts[1]) else { return nil }
+      return (t, n)
+    }
+  }
+
+  /// SHA-256 of every regular file under `folder` (hex, by path relative to
+  /// it), from coreutils' `sha256sum`.
+  public static func digests(under folder: URL) throws -> [String: String] {
+    let base = folder.standardizedFileURL.path
+    guard let walker = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: [.isRegularFileKey]) else {
+      return [:]
+    }
+    var paths: [String] = []
+    for case let url as URL in walker where (try? url.resourceValues(forKeys: [.isRegularFileKey]))?.isRegularFile == true {
+      paths.append(url.standardizedFileURL.path)
+    }
+    var result: [String: String] = [:]
+    for chunk in stride(from: 0, to: paths.count, by: 64).map({ Array(paths[$0..<min($0 + 64, paths.count)]) }) {
+      let r = try Run.process("sha256sum", chunk)
+      guard r.status == 0 else { throw FFprobe.Failure.failed("sha256sum: \(r.stderr)") }
+      for line in r.stdoutText.split(separator: "\n") {
+        let digest = String(line.prefix(64))
+        let path = String(line.dropFirst(66))
+        result[String(path.dropFirst(base.count + 1))] = digest
+      }
+    }
+    return result
+  }
+
+  /// Where two files first differ, as `cmp` says it ("differ: byte N, line
+  /// M", or "EOF on …" when one is a prefix of the other); nil when equal.
+  public static func firstDifference(_ a: URL, _ b: URL) throws -> String? {
+    let r = try Run.process("cmp", [a.path, b.path])
+    if r.status == 0 { return nil }
+    let text = (r.stdoutText + r.stderr).trimmingCharacters(in: .whitespacesAndNewlines)
+    return text.replacingOccurrences(of: a.deletingLastPathComponent().path + "/", with: "")
+      .replacingOccurrences(of: b.deletingLastPathComponent().path + "/", with: "")
+  }
+}

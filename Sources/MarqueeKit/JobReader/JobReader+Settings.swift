@@ -7,7 +7,7 @@ extension JobDocumentValidator {
   static let settingsKeys = [
     "segment_duration", "max_height", "image_width", "webp_quality", "jpeg_quality",
     "dark_surface", "background", "max_duration", "max_pixels", "max_file_size_mb",
-    "video_url", "renditions", "mp4_height", "image_widths",
+    "video_url", "renditions", "mp4_height", "image_widths", "video_crf",
   ]
 
   /// Validates the `settings` object; absent keys keep `JobSettings.default`.
@@ -92,6 +92,15 @@ extension JobDocumentValidator {
         widths.append(w)
       }
       settings.imageWidths = widths.sorted()
+    }
+    if let value = object["video_crf"] {
+      let keyPath = path("video_crf")
+      let crf = try number(value, at: keyPath)
+      let range = JobSettings.videoCRFRange
+      guard range.contains(crf) else {
+        throw fail(keyPath, "must be from \(Self.format(range.lowerBound)) to \(Self.format(range.upperBound)) (x264 CRF; lower is better quality), found \(JobJSON.render(value))")
+      }
+      settings.videoCRF = crf
     }
     return settings
   }

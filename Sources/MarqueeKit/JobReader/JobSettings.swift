@@ -53,6 +53,13 @@ public struct JobSettings: Sendable, Equatable {
   /// @2x and @3x of a 390 pt phone; nil means `image_width` and two thirds
   /// of it. Widths above the source are dropped (never upscaled).
   public var imageWidths: [Int]?
+  /// The quality target of every video rendition (`video_crf`): x264's
+  /// constant rate factor, lower is better quality and more bytes (about 6
+  /// lower doubles the bytes). Each rendition takes the bits this needs, up
+  /// to its rung's bit rate (capped CRF, see `RenditionPlan`). Default 23
+  /// (x264's own default), range 1...51 (x264's range without 0, which
+  /// would be lossless and leave the High profile); fractions allowed.
+  public var videoCRF: Double
 
   /// Creates settings; every parameter defaults to the documented default.
   public init(
@@ -69,7 +76,8 @@ public struct JobSettings: Sendable, Equatable {
     videoURL: VideoURLChoice = .hls,
     renditions: [RenditionRequest] = RenditionRequest.defaultLadder,
     mp4Height: Int? = nil,
-    imageWidths: [Int]? = nil
+    imageWidths: [Int]? = nil,
+    videoCRF: Double = 23
   ) {
     self.segmentDuration = segmentDuration
     self.maxHeight = maxHeight
@@ -85,6 +93,7 @@ public struct JobSettings: Sendable, Equatable {
     self.renditions = renditions
     self.mp4Height = mp4Height
     self.imageWidths = imageWidths
+    self.videoCRF = videoCRF
   }
 
   /// All defaults, the one place they are defined.
@@ -98,6 +107,8 @@ public struct JobSettings: Sendable, Equatable {
   public static let maxHeightRange: ClosedRange<Int> = 144...2160
   /// Accepted `image_width`, pixels.
   public static let imageWidthRange: ClosedRange<Int> = 16...4096
+  /// Accepted `video_crf` (x264 constant rate factor).
+  public static let videoCRFRange: ClosedRange<Double> = 1...51
   /// Accepted `webp_quality` and `jpeg_quality`.
   public static let qualityRange: ClosedRange<Int> = 1...100
   /// Largest accepted `max_duration`, seconds (the smallest is anything

@@ -49,7 +49,8 @@ public struct ItemFingerprint: Sendable, Equatable {
   }
 
   /// Settings only video outputs depend on (left out of image fingerprints).
-  static let videoOnlySettings: Set<String> = ["segmentDuration", "maxHeight", "videoURL", "renditions", "mp4Height"]
+  static let videoOnlySettings: Set<String> = ["segmentDuration", "maxHeight", "videoURL", "renditions", "mp4Height",
+                                                 "videoCRF"]
   /// Settings only image outputs depend on (left out of video fingerprints).
   static let imageOnlySettings: Set<String> = ["imageWidth", "imageWidths", "background"]
 
@@ -86,6 +87,7 @@ public struct ItemFingerprint: Sendable, Equatable {
       // A poster is flattened onto the background like an image source.
       if case .image = spec.cover { lines.append("settings.background=\(settings.background)") }
       lines.append("encoder_threads=\(encoderThreads)")
+      lines.append("encoder_effort=\(EncoderEffort.summary)")
     }
     return lines.joined(separator: "\n") + "\n"
   }

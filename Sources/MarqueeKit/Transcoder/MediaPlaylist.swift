@@ -64,7 +64,10 @@ public struct MediaPlaylist: Sendable, Equatable {
 /// Bit rates measured from a rendition's segments, as RFC 8216 §4.3.4.2
 /// defines `BANDWIDTH` (the peak segment bit rate) and `AVERAGE-BANDWIDTH`.
 public struct MeasuredBandwidth: Sendable, Equatable {
-  /// Largest segment size × 8 / its duration, bits per second.
+  /// The peak segment bit rate, bits per second: the highest bit rate of
+  /// any run of consecutive segments lasting 0.5 to 1.5 times the target
+  /// duration (RFC 8216 §4.3.4.2), so a short last segment (mostly its
+  /// opening IDR frame) is measured together with the one before it.
   public var peak: Int
   /// Total bits / total duration, bits per second.
   public var average: Int
@@ -86,12 +89,36 @@ public struct MeasuredBandwidth: Sendable, Equatable {
     }
     let initBytes = playlist.mapURI.map(size) ?? 0
     let share = playlist.segments.isEmpty ? 0 : initBytes / Double(playlist.segments.count)
-    var peak = 0.0, bits = 0.0, seconds = 0.0
-    for s in playlist.segments where s.duration > 0 {
-      let b = (size(s.uri) + share) * 8
-      peak = max(peak, b / s.duration)
-      bits += b
-      seconds += s.duration
+    let segments = playlist.segments.filter { $0.duration > 0 }.map { (bits: (size($0.uri) + share) * 8, seconds: $0.duration) }
+    self.init(segments: segments, targetDuration: playlist.targetDuration)
+  }
+
+  /// Measures from segment sizes in bits and durations in seconds, in
+  /// playlist order; `targetDuration` in seconds (`#EXT-X-TARGETDURATION`;
+  /// nil: the longest segment, rounded up).
+  public init(segments: [(bits: Double, seconds: Double)], targetDuration: Int?) {
+    let bits = segments.reduce(0) { $0 + $1.bits }
+    let seconds = segments.reduce(0) { $0 + $1.seconds }
+    let target = Double(targetDuration ?? Int((segments.map(\.seconds).max() ?? 0).rounded(.up)))
+    let shortest = 0.5 * target, longest = 1.5 * target
+    // Rounding of #EXTINF: a run of exactly 0.5 or 1.5 target durations counts.
+    let slack = 0.0005
+    var peak = 0.0
+    for i in segments.indices {
+      var runBits = 0.0, runSeconds = 0.0
+      for j in i..<segments.count {
+        runBits += segments[j].bits
+        runSeconds += segments[j].seconds
+        if runSeconds > longest + slack { break }
+        if runSeconds >= shortest - slack { peak = max(peak, runBits / runSeconds) }
+      }
+    }
+    // A playlist shorter than half a target duration has no such run: its
+    // one rate is the whole playlist's; a segment longer than 1.5 target
+    // durations is measured on its own.
+    if peak == 0 {
+      peak = segments.map { $0.bits / $0.seconds }.max() ?? 0
+      if seconds < shortest && seconds > 0 { peak = bits / seconds }
     }
     self.peak = Int(peak.rounded(.up))
     average = seconds > 0 ? Int((bits / seconds).rounded(.up)) : 0
@@ -104,8 +131,8 @@ public struct MeasuredBandwidth: Sendable, Equatable {
 /// `FRAME-RATE` and takes `BANDWIDTH` from the encoder's nominal rate, so
 /// Marquee writes it from measured segments: Apple HLS authoring spec §9.1,
 /// 9.2 (BANDWIDTH/AVERAGE-BANDWIDTH), 9.11 (CODECS), 9.13–9.15 (RESOLUTION,
-/// FRAME-RATE), and `EXT-X-INDEPENDENT-SEGMENTS`. The default variant (the
-/// one a player starts with) is listed first.
+/// FRAME-RATE), and `EXT-X-INDEPENDENT-SEGMENTS`. The start variant (the
+/// one a player starts with, `startVariant(_:)`) is listed first.
 public struct MasterPlaylistWriter: Sendable {
   /// One `#EXT-X-STREAM-INF` entry.
   public struct Variant: Sendable, Equatable {
@@ -128,6 +155,34 @@ public struct MasterPlaylistWriter: Sendable {
   }
 
   public init() {}
+
+  /// The highest measured peak (`BANDWIDTH`) a start variant may have, bits
+  /// per second: Apple HLS authoring spec 1.32 recommends starting at about
+  /// 2 Mbit/s; 2.3 Mbit/s leaves room for the audio and the variation of
+  /// a measured peak around a 2 Mbit/s rung.
+  public static let startBandwidthLimit = 2_300_000
+
+  /// Which variant to list first, the one AVPlayer starts with (Apple HLS
+  /// authoring spec 1.32: about 2 Mbit/s to start, then adapt).
+  ///
+  /// Never the top variant (the largest picture) when there are others: of
+  /// the rest, the one with the highest measured peak `BANDWIDTH` up to
+  /// `startBandwidthLimit`, or, when all of them are above it, the lowest.
+  ///
+  /// - Parameter variants: the variants with their measured bandwidth.
+  /// - Returns: an index into `variants` (0 when it is empty or has one).
+  public static func startVariant(_ variants: [Variant]) -> Int {
+    guard variants.count > 1 else { return 0 }
+    func larger(_ a: Int, _ b: Int) -> Bool {
+      let pa = variants[a].width * variants[a].height, pb = variants[b].width * variants[b].height
+      return pa != pb ? pa > pb : variants[a].bandwidth.peak > variants[b].bandwidth.peak
+    }
+    let top = variants.indices.max { larger($1, $0) } ?? 0
+    let others = variants.indices.filter { $0 != top }
+    let fitting = others.filter { variants[$0].bandwidth.peak <= startBandwidthLimit }
+    if let best = fitting.max(by: { variants[$0].bandwidth.peak < variants[$1].bandwidth.peak }) { return best }
+    return others.min { variants[$0].bandwidth.peak < variants[$1].bandwidth.peak } ?? 0
+  }
 
   /// The playlist text; `defaultIndex` is moved first, the rest follow by
   /// descending bandwidth; I-frame playlists come last.

@@ -8,8 +8,10 @@ import Foundation
 public struct RenditionRequest: Sendable, Equatable {
   /// Short side in pixels.
   public var height: Int
-  /// Average video bit rate in kbit/s for a 16:9 picture of this height at
-  /// up to 30 fps; scaled for other shapes and higher frame rates.
+  /// Video bit rate in kbit/s for a 16:9 picture of this height at 30 fps:
+  /// the rendition's VBV cap under capped CRF (content that needs fewer
+  /// bits for the job's `video_crf` takes fewer). Scaled for other sizes and
+  /// frame rates by `RenditionPlanner.bitRate(width:height:fps:reference:)`.
   public var bitrateKbps: Int
   public init(height: Int, bitrateKbps: Int) {
     self.height = height
@@ -27,19 +29,40 @@ public struct RenditionRequest: Sendable, Equatable {
   ]
 }
 
-/// A rendition the transcoder will encode: exact size, rate and bit rates.
+/// A rendition the transcoder will encode: exact size and rate control.
+///
+/// Rate control is capped CRF: x264's constant rate factor (the job's
+/// `video_crf`) decides how many bits each picture takes, so easy content
+/// takes only what the quality target needs, and the VBV (`maxRate`,
+/// `bufferSize`) holds hard content to the rung's bit rate (the rates of
+/// Apple's HLS authoring spec §1.25 ladder as caps; the master playlist
+/// declares the peaks and averages the segments then measure, §9.1–9.2).
 public struct RenditionPlan: Sendable, Equatable {
   /// Output picture size in pixels (both even, square pixels).
   public var width: Int
   public var height: Int
-  /// Average target bit rate in bits per second.
+  /// The rung's bit rate scaled to this picture size and frame rate, bits
+  /// per second: the VBV cap (`maxRate` equals it).
   public var bitRate: Int
-  /// VBV peak rate in bits per second (capped VBR, HLS authoring spec 1.26–1.27).
+  /// VBV peak rate in bits per second.
   public var maxRate: Int
-  /// VBV buffer in bits.
+  /// VBV buffer in bits: one second at `maxRate`.
   public var bufferSize: Int
+  /// VBV buffer fullness at the start, bits (half the buffer), so the
+  /// first second holds at most 1.5 s at `maxRate`.
+  public var initialBufferOccupancy: Int
   /// Short name used for folders and logs, e.g. `720p`.
   public var name: String
+
+  public init(width: Int, height: Int, bitRate: Int, name: String) {
+    self.width = width
+    self.height = height
+    self.bitRate = bitRate
+    maxRate = bitRate
+    bufferSize = bitRate
+    initialBufferOccupancy = bitRate / 2
+    self.name = name
+  }
 }
 
 /// The shape of the output for one source: display size after rotation
@@ -114,6 +137,48 @@ public enum RenditionPlanner {
   /// Rounds to the nearest even number, at least 2.
   static func even(_ v: Double) -> Int { max(2, Int((v / 2).rounded()) * 2) }
 
+  /// Exponent of the pixel count in a rung's bit rate: Apple's ladder
+  /// (HLS authoring spec §1.25) grows by 1.5× from 540p to 720p (1.78× the
+  /// pixels) and by 2× from 720p to 1080p (2.25×), about pixels^0.75.
+  static let pixelExponent = 0.75
+  /// Exponent of the frame rate: Apple's 720p ladder takes 4.5 Mbit/s at
+  /// 60 fps for 3 Mbit/s at 30 fps, (60/30)^0.585 = 1.5.
+  static let frameRateExponent = 0.585
+  /// A rung added below a lone rung has this fraction of its short side.
+  static let lowerRungScale = 2.0 / 3.0
+  /// The smallest short side of an added lower rung, pixels.
+  static let smallestRung = 8
+
+  /// The size of the rung added below a lone rendition `top`: its short side
+  /// about two thirds of `top`'s, the even size (within 8 pixels of that)
+  /// whose aspect ratio is nearest `top`'s, since small pictures round to
+  /// even sides coarsely; nil when `top` is too small for one.
+  static func lowerRungSize(below top: RenditionPlan) -> (width: Int, height: Int)? {
+    let topShort = min(top.width, top.height), topLong = max(top.width, top.height)
+    let target = even(Double(topShort) * lowerRungScale)
+    var best: (short: Int, long: Int, error: Int)? = nil
+    for short in stride(from: max(smallestRung, target - 8), through: min(topShort - 2, target + 8), by: 2) {
+      let long = even(Double(short) * Double(topLong) / Double(topShort))
+      // Cross-multiplied aspect difference, per pixel of the short side.
+      let error = abs(long * topShort - short * topLong) * 1000 / short
+      let closer = best.map { error < $0.error || (error == $0.error && abs(short - target) < abs($0.short - target)) } ?? true
+      if closer { best = (short, long, error) }
+    }
+    guard let b = best else { return nil }
+    return top.height > top.width ? (b.short, b.long) : (b.long, b.short)
+  }
+
+  /// The bit rate of a `width`×`height` picture at `fps` on the rung
+  /// `reference` (whose rate is for a 16:9 picture of its height at up to
+  /// 30 fps): scaled by pixels^0.75 and (fps / 30)^0.585, bits per second.
+  public static func bitRate(width: Int, height: Int, fps: Double, reference: RenditionRequest) -> Int {
+    let short = Double(reference.height)
+    let nominalPixels = short * short * 16 / 9
+    let pixels = pow(Double(width * height) / nominalPixels, pixelExponent)
+    let rate = pow(max(1, fps) / 30, frameRateExponent)
+    return Int((Double(reference.bitrateKbps * 1000) * pixels * rate).rounded())
+  }
+
   /// Plans the renditions.
   ///
   /// - Parameters:
@@ -121,9 +186,13 @@ public enum RenditionPlanner {
   ///   - maxHeight: the job's cap on the short side.
   ///   - mp4Height: the short side wanted for the MP4 (default 720); the
   ///     nearest rendition is chosen.
-  /// - Returns: the plan; never upscales: rungs above the source's short side
-  ///   are dropped, and when none is left the source's own size (capped at
-  ///   `maxHeight`) is the single rendition.
+  /// - Returns: the plan, renditions largest first. Never upscales: rungs
+  ///   above the source's short side are dropped, and when none is left the
+  ///   source's own size (capped at `maxHeight`) is the top rendition, at
+  ///   the rate of the smallest rung scaled to its pixels. At least two
+  ///   renditions always (Apple HLS authoring spec 9.9: several bit
+  ///   rates): a lone rung gets one below it at two thirds of its short
+  ///   side.
   public static func plan(stream: StreamInfo, requests: [RenditionRequest], maxHeight: Int,
                           mp4Height: Int? = nil) -> VideoPlan {
     let display = displaySize(codedWidth: stream.width, codedHeight: stream.height,
@@ -132,28 +201,28 @@ public enum RenditionPlanner {
     let shortSide = min(display.width, display.height)
     let portrait = display.height > display.width
     let cap = min(maxHeight, shortSide)
-    var rungs = requests.filter { $0.height <= cap }.sorted { $0.height > $1.height }
-    // Distinct sizes only.
+    // (short side, the rung whose rate it scales)
+    var rungs: [(height: Int, reference: RenditionRequest)] = []
     var seen = Set<Int>()
-    rungs = rungs.filter { seen.insert($0.height).inserted }
-    if rungs.isEmpty {
-      let base = requests.sorted { $0.height > $1.height }.first { $0.height <= maxHeight }
-        ?? RenditionRequest(height: cap, bitrateKbps: 3000)
-      rungs = [RenditionRequest(height: cap, bitrateKbps: base.bitrateKbps)]
+    for r in requests.sorted(by: { $0.height > $1.height }) where r.height <= cap && seen.insert(r.height).inserted {
+      rungs.append((r.height, r))
     }
-    let plans: [RenditionPlan] = rungs.map { rung in
-      let short = Double(min(rung.height, cap))
+    if rungs.isEmpty {
+      let reference = requests.min { $0.height < $1.height } ?? RenditionRequest(height: 360, bitrateKbps: 730)
+      rungs = [(cap, reference)]
+    }
+    var plans: [RenditionPlan] = rungs.map { rung in
+      let short = Double(rung.height)
       let long = short * Double(max(display.width, display.height)) / Double(shortSide)
       let w = portrait ? even(short) : even(long)
       let h = portrait ? even(long) : even(short)
-      // Scale the nominal 16:9 bit rate by area (never above 1.5×) and by
-      // frame rate above 30 fps (×1.5 at 60 fps).
-      let nominalArea = short * short * 16 / 9
-      let areaFactor = min(1.5, max(0.35, Double(w * h) / nominalArea))
-      let rateFactor = fps.doubleValue > 31 ? 1.5 : 1.0
-      let bitRate = Int(Double(rung.bitrateKbps * 1000) * areaFactor * rateFactor)
-      return RenditionPlan(width: w, height: h, bitRate: bitRate, maxRate: bitRate * 3 / 2,
-                           bufferSize: bitRate * 3, name: "\(min(w, h))p")
+      let rate = bitRate(width: w, height: h, fps: fps.doubleValue, reference: rung.reference)
+      return RenditionPlan(width: w, height: h, bitRate: rate, name: "\(min(w, h))p")
+    }
+    if plans.count == 1, let size = lowerRungSize(below: plans[0]) {
+      let rate = bitRate(width: size.width, height: size.height, fps: fps.doubleValue, reference: rungs[0].reference)
+      plans.append(RenditionPlan(width: size.width, height: size.height, bitRate: rate,
+                                 name: "\(min(size.width, size.height))p"))
     }
     let wanted = mp4Height ?? 720
     let mp4 = plans.indices.min {

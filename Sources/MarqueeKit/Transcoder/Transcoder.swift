@@ -25,10 +25,24 @@ public struct TranscodeRequest: Sendable {
   /// handed to the encoders so far (output time, from 0), after each
   /// picture; the encoders trail it by at most a few pictures.
   public var progress: (@Sendable (Double) -> Void)?
+  /// x264 constant rate factor of every rendition (the job's `video_crf`).
+  public var crf: Double
+  /// Length of the first HLS segment in seconds (the later ones last
+  /// `segmentDuration`); nil: as long as the others.
+  public var firstSegmentDuration: Double?
+
+  /// The first segment's length by default, seconds: a 1 s first segment
+  /// keeps the bytes before the first picture (init section + first
+  /// segment) of a 2 Mbit/s start variant under 300 kB.
+  public static let startupSegmentDuration = 1.0
 
   public init(source: URL, outputDirectory: URL, segmentDuration: Double, ladder: [RenditionRequest] = RenditionRequest.defaultLadder,
               maxHeight: Int, limits: InputLimits, coverPolicy: CoverPolicy, encoderThreads: Int = 0,
-              mp4Height: Int? = nil, budget: CPUBudget = .unlimited, progress: (@Sendable (Double) -> Void)? = nil) {
+              mp4Height: Int? = nil, budget: CPUBudget = .unlimited, progress: (@Sendable (Double) -> Void)? = nil,
+              crf: Double = JobSettings.default.videoCRF,
+              firstSegmentDuration: Double? = TranscodeRequest.startupSegmentDuration) {
+    self.crf = crf
+    self.firstSegmentDuration = firstSegmentDuration
     self.budget = budget
     self.progress = progress
     self.source = source
@@ -161,14 +175,19 @@ public struct Transcoder {
     let fm = FileManager.default
     try? fm.createDirectory(at: request.outputDirectory, withIntermediateDirectories: true)
     let encoderTB = Rational(plan.frameRate.den, plan.frameRate.num)
-    let planners = plan.renditions.map { _ in KeyframePlanner(frameRate: plan.frameRate, segmentDuration: request.segmentDuration) }
+    let planners = plan.renditions.map { _ in
+      KeyframePlanner(frameRate: plan.frameRate, segmentDuration: request.segmentDuration,
+                      firstSegmentDuration: request.firstSegmentDuration)
+    }
 
     // Encoders: one per rendition, one for audio.
     let gop = planners[0].gopLength
     let videoEncoders = try plan.renditions.map { r in
       try Encoder(video: VideoEncoderSettings(width: r.width, height: r.height, frameRate: plan.frameRate,
                                               bitRate: r.bitRate, maxRate: r.maxRate, bufferSize: r.bufferSize,
-                                              gopLength: gop, threads: request.encoderThreads))
+                                              gopLength: gop, preset: EncoderEffort.preset, threads: request.encoderThreads,
+                                              crf: request.crf, initialBufferOccupancy: r.initialBufferOccupancy,
+                                              bFrames: EncoderEffort.bFrames, x264Options: EncoderEffort.x264Options))
     }
     let audioChannels = (audio?.channels ?? 2) == 1 ? 1 : 2
     let audioEncoder = try audio.map { _ in try Encoder(audio: AudioEncoderSettings(channels: audioChannels)) }
@@ -185,7 +204,10 @@ public struct Transcoder {
       _ = try mux.addStream(from: videoEncoders[i])
       if let a = audioEncoder { _ = try mux.addStream(from: a) }
       try mux.writeHeader(options: [
-        ("hls_time", String(format: "%.3f", request.segmentDuration)),
+        // Cut at every keyframe: the muxer cuts at the first keyframe past
+        // each multiple of hls_time, and the IDRs `KeyframePlanner` forces
+        // are the only keyframes, so they alone place the segments.
+        ("hls_time", "0.001"),
         ("hls_playlist_type", "vod"),
         ("hls_list_size", "0"),
         ("hls_segment_type", "fmp4"),

@@ -12,10 +12,10 @@ public struct BuiltVideoBanner: Sendable {
 }
 
 /// The video banner's stage chain: transcoder → master playlist from
-/// measured segments → cover stage (the chosen frame or the job's poster,
-/// with its dark variant) → the
-/// manifest entry, whose duration is measured from the output that `url`
-/// points at (the sum of the default variant's `#EXTINF`, or the MP4's).
+/// measured segments (the start variant listed first) → cover stage (the
+/// chosen frame or the job's poster, with its dark variant) → the manifest
+/// entry, whose duration is measured from the output that `url` points at
+/// (the sum of the start variant's `#EXTINF`, or the MP4's).
 public struct VideoBannerBuilder: Sendable {
   public var settings: JobSettings
   public var darkVariants: DarkVariantGenerator
@@ -53,7 +53,8 @@ public struct VideoBannerBuilder: Sendable {
     let request = TranscodeRequest(
       source: spec.source, outputDirectory: dir, segmentDuration: settings.segmentDuration,
       ladder: settings.renditions, maxHeight: settings.maxHeight, limits: limits, coverPolicy: spec.cover,
-      encoderThreads: encoderThreads, mp4Height: settings.mp4Height, budget: budget, progress: progress)
+      encoderThreads: encoderThreads, mp4Height: settings.mp4Height, budget: budget, progress: progress,
+      crf: settings.videoCRF)
     let result = try Transcoder().run(request)
 
     // Master playlist from measured segments.
@@ -79,7 +80,8 @@ public struct VideoBannerBuilder: Sendable {
       iFrames.append(.init(uri: iframeName, bandwidth: iframe.bandwidth, codecs: videoCodec,
                            width: r.plan.width, height: r.plan.height))
     }
-    let master = MasterPlaylistWriter().render(variants, defaultIndex: result.plan.mp4Rendition, iFrames: iFrames)
+    let start = MasterPlaylistWriter.startVariant(variants)
+    let master = MasterPlaylistWriter().render(variants, defaultIndex: start, iFrames: iFrames)
     try Data(master.utf8).write(to: dir.appendingPathComponent("master.m3u8"), options: .atomic)
 
     let top = result.renditions[0].plan
@@ -89,7 +91,7 @@ public struct VideoBannerBuilder: Sendable {
     let cover = coverOutput.files
 
     // The duration of what `url` plays, measured from the output.
-    let hlsDuration = playlists[result.plan.mp4Rendition].duration
+    let hlsDuration = playlists[start].duration
     let mp4Duration = try InputContainer(path: dir.appendingPathComponent(result.mp4Path).path,
                                          allowedFormats: ["mov", "mp4"]).duration ?? hlsDuration
     let duration = settings.videoURL == .mp4 ? mp4Duration : hlsDuration

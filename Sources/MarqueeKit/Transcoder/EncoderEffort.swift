@@ -1,0 +1,30 @@
+/// How hard libx264 works on every rendition: the preset and the options
+/// that gave the fewest bytes at equal SSIM within the encode-CPU budget
+/// (BENCHMARKS.md, "Rate control and encoder effort": at most about 2.5×
+/// the CPU per item of the `veryfast` encodes before capped CRF).
+///
+/// Fixed for every job (part of each item's fingerprint): libx264's bytes
+/// depend on these, so the same job builds the same bundle. No `tune`:
+/// `tune=ssim` and `tune=psnr` turn off the psycho-visual optimisations
+/// people see, to please a metric. High profile, yuv420p, closed GOPs,
+/// no scene-cut keyframes and forced IDRs are the encoder's fixed rules
+/// (`Encoder.init(video:)`); the level stays libx264's choice for the size.
+public enum EncoderEffort {
+  /// libx264 preset.
+  public static let preset = "medium"
+  /// Most consecutive B-frames: x264's default of 3, which the natural
+  /// clips measured smaller with than 2 (low-motion camera footage most).
+  public static let bFrames = 3
+  /// x264 options beyond the preset, each `key=value`: `b-adapt=2` (the
+  /// trellis B-frame decision) picks how many of the 3 B-frames to use, and
+  /// `rc-lookahead=60` lets macroblock-tree rate control see 60 pictures
+  /// ahead instead of 40 (about 3 % fewer bytes on camera footage for a few
+  /// per cent of CPU). `trellis=2` saved another 2 % but cost about 20 %
+  /// more encode CPU, past the budget.
+  public static let x264Options = ["b-adapt=2", "rc-lookahead=60"]
+
+  /// One line for the item fingerprint.
+  public static var summary: String {
+    (["preset=\(preset)", "bframes=\(bFrames)"] + x264Options).joined(separator: ":")
+  }
+}
