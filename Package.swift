@@ -43,7 +43,7 @@ let package = Package(
     // MARK: - Core
     // The only module that imports the C libraries: every FFmpeg status code
     // becomes a typed `MediaIOError` here.
-    .target(name: "MediaIO", dependencies: ["CFFmpeg", "CWebP", "CLCMS2", "CHeif", "CJPEG"]),
+    .target(name: "MediaIO", dependencies: ["CFFmpeg", "CWebP", "CLCMS2", "CHeif", "CJPEG", "CFileSystem"]),
     // The pipeline stages: job reader, transcoder, cover extractor, dark
     // variant generator, image renderer, manifest emitter.
     .target(name: "MarqueeKit", dependencies: ["MediaIO", "CFileSystem"]),
@@ -56,3 +56,15 @@ let package = Package(
     .testTarget(name: "MarqueeKitTests", dependencies: ["MarqueeKit", "MediaIO", "MarqueeTestSupport"]),
   ]
 )
+
+// MARK: - Fuzz targets (libFuzzer, `make fuzz`; see Fuzz/README.md)
+// Only with MARQUEE_FUZZ=1: they link against libFuzzer, which only
+// `-sanitize=fuzzer` brings, so a normal build leaves them out.
+if Context.environment["MARQUEE_FUZZ"] == "1" {
+  package.targets.append(.target(name: "CFuzzDriver", path: "Fuzz/CFuzzDriver"))
+  for name in ["FuzzJobReader", "FuzzImageHeaders", "FuzzPlaylists", "FuzzManifest"] {
+    package.targets.append(.executableTarget(
+      name: name, dependencies: ["MarqueeKit", "MediaIO", "CFuzzDriver"], path: "Fuzz/\(name)",
+      swiftSettings: [.unsafeFlags(["-parse-as-library"])]))
+  }
+}

@@ -338,7 +338,7 @@ struct JobErrorCase: Sendable, CustomTestStringConvertible {
         #"{"id": "b", "type": "image", "source": "../shared/sale.jpg"}"#,
         #"{"id": "c", "type": "image", "source": "/var/media/c d.png"}"#,
         #"{"id": "d", "type": "image", "source": "./clip:1.png"}"#,
-      ]),
+      ], settings: #"{"allow_outside_sources": true}"#),
       at: absoluteJobURL
     ).banners
     #expect(banners[0].source == URL(fileURLWithPath: "/srv/jobs/home/media/spring.mov"))
@@ -440,5 +440,12 @@ struct JobErrorCase: Sendable, CustomTestStringConvertible {
     #expect(first(#"{"a": [{"x": "}\"", "x": 1}]}"#) == "a[0].x")
     #expect(first(#"{"a": 1, "b": [1, {"c": {"d": 1, "d": 2}}]}"#) == "b[1].c.d")
     #expect(first(#"{"\ud83d\ude00": 1, "😀": 2}"#) == #"["😀"]"#)
+  }
+
+  /// Found by the FuzzJobReader target: `[}` looped for ever (a byte that
+  /// starts no value was skipped as an empty literal, again and again).
+  @Test(.timeLimit(.minutes(1)), arguments: ["[}", "{\"a\": [}]}", "[:", "]"])
+  func strictScannerStopsOnWhatItDoesNotUnderstand(_ json: String) {
+    #expect(JobJSONStrictScanner.firstProblem(in: Data(json.utf8)) == nil)
   }
 }
