@@ -30,7 +30,7 @@ struct PreviewHTML {
       figure img, figure video { display: block; max-width: 420px; max-height: 320px; height: auto; }
       figcaption { font-size: 12px; margin-top: 4px; width: 0; min-width: 100%; overflow-wrap: anywhere; }
       .missing { color: #b00; }
-      .widths { display: flex; flex-wrap: wrap; gap: 12px; margin-top: 12px; }
+      .widths { display: flex; flex-wrap: wrap; gap: 12px; margin-top: 12px; align-items: flex-start; }
       .widths figure img { max-width: 200px; }
       </style>
       </head>
