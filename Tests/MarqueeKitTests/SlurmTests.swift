@@ -48,7 +48,7 @@ enum ServingChecks {
 @Suite("Slurm: sbatch --array shards and an afterok merge", .serialized)
 struct SlurmTests {
   @Test(
-    "4 array tasks and the merge equal a single build; a cancelled task is requeued; an early merge fails and publishes nothing",
+    "4 array tasks and the merge equal a single build; a task cancelled or requeued mid-run; an early merge fails and publishes nothing",
     .enabled(if: ServingChecks.skipReason == nil, "\(ServingChecks.skipReason ?? "")"), .timeLimit(.minutes(15)))
   func arrayShardsAndMerge() async throws {
     let fixture = try BatchFixture("slurm")
@@ -144,6 +144,29 @@ struct SlurmTests {
     #expect(TreeSnapshot.differences(a, b).isEmpty, "differ: \(TreeSnapshot.differences(a, b))")
     let verify = try MarqueeCLI.run(["verify", bundle.path])
     #expect(verify.status == 0, "\(verify.stderr)")
+
+    // `scontrol requeue` of a running task (into a fresh output root, so
+    // everything is encoded again): the recipe's merge keeps waiting and
+    // publishes once the requeued task has succeeded.
+    let out2 = fixture.dir.appendingPathComponent("shared2")
+    let shards2 = try cluster.submit(["--cpus-per-task=1", "--array=0-3", "--chdir=\(logs.path)", shardsScript, job, out2.path])
+    let merge2 = try cluster.submit(
+      ["--dependency=afterok:\(shards2)", "--kill-on-invalid-dep=yes", "--chdir=\(logs.path)", mergeScript, job, out2.path])
+    let taskLog2 = logs.appendingPathComponent("marquee-shards-\(shards2)_1.log")
+    let encoding2 = ServingChecks.wait(300) {
+      let text = (try? String(contentsOf: taskLog2, encoding: .utf8)) ?? ""
+      return text.contains("\"item\":\"long\"") && text.contains("\"stage\":\"encode\",\"event\":\"started\"")
+    }
+    try #require(encoding2, "task 1 never started encoding: \(cluster.diagnostics())")
+    try cluster.control(["requeue", "\(shards2)_1"])
+    #expect(try cluster.state(merge2)?.state == "PENDING", "the merge did not keep waiting")
+    try cluster.control(["update", "jobid=\(shards2)_1", "StartTime=now"])
+    let rerun2 = try cluster.waitForEnd("\(shards2)_1", after: "RUNNING")
+    #expect(rerun2.state == "COMPLETED" && rerun2.restarts == "1", "\(rerun2)")
+    let merge2End = try cluster.waitForEnd(merge2)
+    #expect(merge2End.state == "COMPLETED" && merge2End.exitCode == "0:0", "\(merge2End): \(cluster.diagnostics())")
+    let c = try TreeSnapshot.of(out2.appendingPathComponent("home"))
+    #expect(TreeSnapshot.differences(c, b).isEmpty, "differ after requeue: \(TreeSnapshot.differences(c, b))")
 
     cluster.stop()
     #expect(SlurmCluster.rootPathsInUse() == leftoversBefore, "Slurm or munge left files in system folders")

@@ -36,7 +36,7 @@ struct PreviewHTML {
       </head>
       <body>
       <h1>\(escape(bundleName)): \(banners.count) banner\(banners.count == 1 ? "" : "s")</h1>
-      <p class="meta">Light and dark side by side, as the app shows them. Open from disk or serve the bundle folder; this page and the contact sheet sit beside the bundle, not in it.</p>
+      <p class="meta">Light and dark side by side, as the app shows them. Open from disk, or serve this folder beside the bundle; this page and the contact sheet are not part of it.</p>
 
       """
     for banner in banners {

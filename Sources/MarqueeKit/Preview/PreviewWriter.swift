@@ -47,9 +47,10 @@ public struct PreviewError: Error, CustomStringConvertible, Sendable {
 /// to it). Each video offers its HLS playlist first and the MP4 second
 /// (`<source>` elements): a browser that plays HLS natively (Safari,
 /// Chromium with its built-in HLS player) takes the playlist, any other
-/// (or one that cannot load it, as from disk) falls back to the MP4. URLs in `banners.json` are mapped back to bundle files by
-/// dropping the `base_url` prefix (found as the longest URL path suffix
-/// that names a file in the bundle, so the preview needs no job file).
+/// (or one that cannot load it, as from disk) falls back to the MP4.
+/// URLs in `banners.json` are mapped back to bundle files by dropping the
+/// `base_url` prefix (found as the longest URL path suffix that names a
+/// file in the bundle, so the preview needs no job file).
 ///
 /// ```swift
 /// let result = try PreviewWriter().write(bundle: URL(fileURLWithPath: "Output/home"))
