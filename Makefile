@@ -6,9 +6,15 @@ DEMO_MEDIA := Pipelines/demo-media
 # the independent oracle the tests read our output with.
 PACKAGES := pkg-config libavformat-dev libavcodec-dev libavfilter-dev \
   libswscale-dev libswresample-dev libavutil-dev libwebp-dev liblcms2-dev \
-  libheif-dev libjpeg62-turbo-dev ffmpeg nginx
+  libheif-dev libjpeg62-turbo-dev ffmpeg nginx curl
 
-.PHONY: demo test build setup clean fuzz fuzz-smoke fuzz-build
+# What `make test-serving` adds: real clients (headless Chromium; GStreamer's
+# playbin, with gstreamer1.0-libav for H.264 and AAC) and a one-node Slurm
+# with munge, which the tests start and stop themselves.
+SERVING_PACKAGES := chromium gstreamer1.0-tools gstreamer1.0-plugins-good \
+  gstreamer1.0-plugins-bad gstreamer1.0-libav slurmctld slurmd slurm-client munge
+
+.PHONY: demo test build setup clean fuzz fuzz-smoke fuzz-build setup-serving test-serving
 
 # Installs the packages that are missing (apt-get only runs when one is).
 setup:
@@ -66,6 +72,14 @@ demo: build
 
 test: setup
 	$(SWIFT) test
+
+setup-serving:
+	@$(MAKE) --no-print-directory setup PACKAGES="$(SERVING_PACKAGES)"
+
+# The serving checks: GStreamer and Chromium play a bundle served by nginx,
+# and deploy/slurm/ runs on a one-node Slurm cluster.
+test-serving: setup setup-serving
+	MARQUEE_SERVING_TESTS=1 $(SWIFT) test --no-parallel --filter 'ServingClientTests|SlurmTests'
 
 clean:
 	rm -rf .build .build-fuzz Output/demo $(DEMO_MEDIA) dist

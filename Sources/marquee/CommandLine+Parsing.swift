@@ -42,6 +42,14 @@ struct BuildArguments {
   var merge = false
 }
 
+/// `marquee nginx-config`.
+struct NginxConfigArguments {
+  var bundle: String
+  var prefix: String?
+  var cors: String?
+  var manifestMaxAge = 60
+}
+
 /// The parsed command line.
 enum Command {
   case help(topic: String?)
@@ -50,7 +58,8 @@ enum Command {
   case verify(bundle: String, output: OutputOptions)
   case validate(job: String, output: OutputOptions)
   case demoSources(directory: String)
-  case preview(bundle: String)
+  case preview(bundle: String, out: String?)
+  case nginxConfig(NginxConfigArguments)
   // New commands get a case here, a branch in `ArgumentParser.parse`, a
   // `HelpText` entry and a `Marquee.run` branch.
 }
@@ -58,7 +67,7 @@ enum Command {
 /// Hand-rolled argv parsing: `marquee <command> [options] <argument>`.
 enum ArgumentParser {
   /// The commands, in help order.
-  static let commands = ["build", "merge", "verify", "validate", "preview", "demo-sources"]
+  static let commands = ["build", "merge", "verify", "validate", "preview", "nginx-config", "demo-sources"]
 
   /// Parses `arguments` (without the program name).
   ///
@@ -139,16 +148,41 @@ enum ArgumentParser {
       return .demoSources(directory: f)
     case "preview":
       var bundle: String? = nil
+      var out: String? = nil
       while let arg = cursor.next() {
         switch arg {
         case "-h", "--help": return .help(topic: first)
+        case "--out", "-o": out = try cursor.value(for: arg, "a folder")
         default: bundle = try cursor.positional(arg, existing: bundle, what: "bundle folder")
         }
       }
       guard let b = bundle else {
         throw UsageError(message: "preview needs a bundle folder, e.g. marquee preview Output/demo", command: first)
       }
-      return .preview(bundle: b)
+      return .preview(bundle: b, out: out)
+    case "nginx-config":
+      var n = NginxConfigArguments(bundle: "")
+      var bundle: String? = nil
+      while let arg = cursor.next() {
+        switch arg {
+        case "-h", "--help": return .help(topic: first)
+        case "--prefix": n.prefix = try cursor.value(for: arg, "a URL path such as /home/")
+        case "--cors":
+          n.cors = try cursor.value(for: arg, "an origin such as https://app.example.com, or *")
+        case "--manifest-max-age":
+          let text = try cursor.value(for: arg, "a number of seconds")
+          guard let seconds = Int(text), seconds >= 0 else {
+            throw UsageError(message: "--manifest-max-age needs a whole number of seconds, got '\(text)'", command: first)
+          }
+          n.manifestMaxAge = seconds
+        default: bundle = try cursor.positional(arg, existing: bundle, what: "bundle folder")
+        }
+      }
+      guard let b = bundle else {
+        throw UsageError(message: "nginx-config needs a bundle folder, e.g. marquee nginx-config /srv/cdn/home", command: first)
+      }
+      n.bundle = b
+      return .nginxConfig(n)
     default:
       let hint = closest(to: first, among: commands).map { " (did you mean '\($0)'?)" } ?? ""
       throw UsageError(message: "unknown command '\(first)'\(hint)", command: nil)

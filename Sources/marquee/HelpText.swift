@@ -29,7 +29,8 @@ enum HelpText {
       marquee merge <job.json> --out DIR [--allow-partial] [--wait] [--log-format …]
       marquee verify <bundle> [--quiet] [--log-format …]
       marquee validate <job.json> [--log-format …]
-      marquee preview <bundle>
+      marquee preview <bundle> [--out DIR]
+      marquee nginx-config <bundle> [--prefix /home/] [--cors ORIGIN] [--manifest-max-age S]
       marquee demo-sources <folder>
       marquee --help | <command> --help | --version
 
@@ -41,8 +42,10 @@ enum HelpText {
       verify         Re-check a built bundle from its files (playlists, segments,
                      covers, images, banners.json); lists every violation.
       validate       Check a job file without building: schema, sources, limits.
-      preview        Write preview.html and a contact-sheet PNG into a built bundle
-                     (covers and dark covers side by side, image widths, the MP4).
+      preview        Write preview.html and a contact-sheet PNG beside a built bundle
+                     (<bundle>.preview/; covers and dark covers, image widths, videos).
+      nginx-config   Print the nginx location block that serves a bundle (types,
+                     gzip, Cache-Control, ranges, ?theme=dark, nothing else).
       demo-sources   Generate the built-in demo's source media into <folder>.
 
     Output: live progress on a terminal, plain lines otherwise, or one JSON
@@ -145,14 +148,59 @@ enum HelpText {
     """
 
   static let preview = """
-    Usage: marquee preview <bundle>
+    Usage: marquee preview <bundle> [--out DIR]
 
-    Writes <bundle>/preview.html and <bundle>/preview-contact-sheet.png: every
-    banner with its cover and dark cover side by side, the image widths and the
-    MP4 in a video element, so a content person looks instead of reads.
-    banners.json does not reference them.
+    Writes preview.html and preview-contact-sheet.png into DIR (default
+    <bundle>.preview, beside the bundle; never inside it, so a sync of the
+    bundle never uploads them): every banner with its cover and dark cover
+    side by side, the image widths and each video (its HLS playlist where the
+    browser plays HLS, the MP4 elsewhere), so a content person looks instead
+    of reads. The page links to the bundle's files by relative paths: open it
+    from disk, or serve DIR beside the bundle.
 
-    Exit codes: 0 written; 2 usage error; 4 the bundle cannot be read or written.
+    Options:
+      -o, --out DIR         Where to write (default: <bundle>.preview). Must not be
+                            the bundle or inside it.
+
+    Exit codes: 0 written; 2 usage error, or DIR is inside the bundle; 4 the
+    bundle cannot be read or DIR written.
+
+    """
+
+  static let nginxConfig = """
+    Usage: marquee nginx-config <bundle> [--prefix /home/] [--cors ORIGIN]
+                                [--manifest-max-age SECONDS]
+
+    Prints an nginx configuration to include inside a server {} block that
+    serves the bundle under the prefix (default /<bundle folder name>/):
+      - .m3u8 application/vnd.apple.mpegurl, .m4s video/iso.segment, .mp4
+        video/mp4, .webp image/webp, .jpg image/jpeg, banners.json
+        application/json, whatever the server's mime.types says;
+      - playlists and banners.json gzip-encoded (Apple HLS authoring spec
+        10.1), also through a CDN, with Vary: Accept-Encoding;
+      - videos/ and images/ (named by a hash of their content) with
+        Cache-Control: public, max-age=31536000, immutable; banners.json with
+        public, max-age=SECONDS, must-revalidate (ETag and Last-Modified);
+      - byte ranges; ?theme=dark on a cover or image serves its .dark sibling
+        (the rule of the bundle's nginx-dark-theme.conf, placed in each
+        location that serves them);
+      - nothing else of the bundle (404), and never a .marquee path.
+    The bundle's path is written resolved, so keep it where it is (each
+    publish replaces the folder in place). nginx -t checks the result.
+
+    Options:
+      --prefix PATH              URL path, / first and last (default /<name>/).
+      --cors ORIGIN              Send Access-Control-Allow-Origin: ORIGIN (an origin
+                                 such as https://app.example.com, or *).
+      --manifest-max-age SECONDS banners.json's max-age (default 60).
+
+    Example:
+      marquee nginx-config /srv/cdn/home > /etc/nginx/snippets/marquee-home.conf
+      # in the server {} block: include snippets/marquee-home.conf;
+      nginx -t && nginx -s reload
+
+    Exit codes: 0 printed; 2 usage error, no bundle at the path, or a prefix,
+    origin or max-age that is not valid.
 
     """
 
@@ -176,6 +224,7 @@ enum HelpText {
     case "validate": validate
     case "demo-sources": demoSources
     case "preview": preview
+    case "nginx-config": nginxConfig
     default: main
     }
   }

@@ -64,15 +64,26 @@ struct Marquee {
         Console.shared.err("error: cannot write the demo sources: \(error)\n")
         return .io
       }
-    case .preview(let bundle):
+    case .preview(let bundle, let out):
       do {
-        let result = try PreviewWriter().write(bundle: URL(fileURLWithPath: bundle))
+        let result = try PreviewWriter().write(
+          bundle: URL(fileURLWithPath: bundle), into: out.map { URL(fileURLWithPath: $0) })
         for w in result.warnings { Console.shared.err("warning: \(LogLine.printable(w))\n") }
         Console.shared.out(result.html.path + "\n" + result.contactSheet.path + "\n")
         return .success
       } catch {
         Console.shared.err("error: \(error)\n")
-        return .io
+        return error.isUsage ? .usage : .io
+      }
+    case .nginxConfig(let n):
+      do {
+        let config = try NginxBundleConfig(
+          bundle: URL(fileURLWithPath: n.bundle), prefix: n.prefix, corsOrigin: n.cors, manifestMaxAge: n.manifestMaxAge)
+        Console.shared.out(config.text)
+        return .success
+      } catch {
+        Console.shared.err("error: \(error)\n")
+        return .usage
       }
     case .build(let arguments):
       return await BuildCommand(arguments: arguments).run()

@@ -244,9 +244,9 @@ final class LiveProcess: @unchecked Sendable {
 
 @Suite("CLI: commands, help, exit codes")
 struct CLITests {
-  static let commands = ["build", "merge", "verify", "validate", "demo-sources"]
+  static let commands = ["build", "merge", "verify", "validate", "preview", "nginx-config", "demo-sources"]
 
-  @Test("--help for every command, with its exit codes", arguments: ["build", "merge", "verify", "validate", "demo-sources"])
+  @Test("--help for every command, with its exit codes", arguments: ["build", "merge", "verify", "validate", "preview", "nginx-config", "demo-sources"])
   func helpForEveryCommand(command: String) throws {
     let result = try MarqueeCLI.run([command, "--help"])
     #expect(result.status == 0)

@@ -116,6 +116,14 @@ final class NginxServer: @unchecked Sendable {
   let bundle: URL
   private(set) var port: UInt16 = 0
   private var process: Process?
+  /// Replaces the `server {}` body's default `/small/` location (the
+  /// `listen` line is written before it); `ServingTests` put the printed
+  /// `marquee nginx-config` here.
+  var serverBody: String?
+  /// Extra `http {}` directives (a log format, the stock `mime.types`).
+  var httpExtra = ""
+  /// The path whose 200 says the server is up.
+  var probePath = "/small/banners.json"
 
   init(binary: String, root: URL, bundle: URL) throws {
     self.binary = binary
@@ -146,7 +154,7 @@ final class NginxServer: @unchecked Sendable {
       // Bounded wait: up to 10 s in 50 ms steps.
       for _ in 0..<200 {
         if !p.isRunning { break }
-        if (try? await get("/small/banners.json").status) == 200 { return }
+        if (try? await get(probePath).status) == 200 { return }
         try await Task.sleep(nanoseconds: 50_000_000)
       }
       stop()
@@ -181,6 +189,12 @@ final class NginxServer: @unchecked Sendable {
   /// location that serves it, nothing outside `root` but the bundle.
   func configuration() -> String {
     let r = root.path
+    let body = serverBody ?? """
+          location /small/ {
+            alias \(bundle.path)/;
+            include \(bundle.path)/\(NginxDarkThemeRule.fileName);
+          }
+      """
     // As root the master starts workers as `nobody`: the bundle must be
     // world-readable, as it is for a real web server.
     return """
@@ -197,12 +211,10 @@ final class NginxServer: @unchecked Sendable {
         scgi_temp_path \(r)/scgi;
         types { image/webp webp; image/jpeg jpg; image/png png; application/json json; video/mp4 mp4; }
         default_type application/octet-stream;
+      \(httpExtra)
         server {
           listen 127.0.0.1:\(port);
-          location /small/ {
-            alias \(bundle.path)/;
-            include \(bundle.path)/\(NginxDarkThemeRule.fileName);
-          }
+      \(body)
         }
       }
 

@@ -56,10 +56,19 @@ struct PreviewTests {
     let (root, bundle) = try await SmallBundle.build()
     defer { try? FileManager.default.removeItem(at: root) }
 
+    let before = try TreeSnapshot.of(bundle)
     let result = try PreviewWriter(tileHeight: 120).write(bundle: bundle)
     #expect(result.bannerIDs == [SmallBundle.videoID, SmallBundle.imageID])
     #expect(result.warnings.isEmpty, "\(result.warnings)")
-    #expect(result.html == bundle.appendingPathComponent("preview.html"))
+    // Beside the bundle, never in it: the bundle's files are unchanged,
+    // byte for byte, and it still verifies.
+    let folder = bundle.deletingLastPathComponent().appendingPathComponent("small.preview")
+    #expect(result.html == folder.appendingPathComponent("preview.html"))
+    #expect(result.contactSheet == folder.appendingPathComponent("preview-contact-sheet.png"))
+    let after = try TreeSnapshot.of(bundle)
+    #expect(TreeSnapshot.differences(before, after).isEmpty, "preview changed \(TreeSnapshot.differences(before, after))")
+    let verified = BundleVerifier().verify(bundle: bundle)
+    #expect(verified.isValid, "\(verified.violations.map(\.description))")
 
     // Not part of the client's contract.
     let manifest = try String(contentsOf: bundle.appendingPathComponent("banners.json"), encoding: .utf8)
@@ -72,7 +81,7 @@ struct PreviewTests {
     }
 
     // Every src/href/poster that is not an external link is relative and
-    // names a file of the bundle.
+    // names a file of the bundle, from the page's folder.
     let links = Self.attributes(in: html, names: ["src", "href", "poster"])
     #expect(links.count >= 10)
     var checked = 0
@@ -80,8 +89,9 @@ struct PreviewTests {
       #expect(!link.hasPrefix("/") && !link.contains("://"), "\(link) is not relative")
       #expect(!link.contains("cdn.example.com"), "\(link) still carries base_url")
       let path = try #require(link.removingPercentEncoding)
-      let file = bundle.appendingPathComponent(path)
+      let file = folder.appendingPathComponent(path).standardizedFileURL
       #expect(FileManager.default.fileExists(atPath: file.path), "\(link) -> \(file.path) missing")
+      #expect(file.path.hasPrefix(bundle.standardizedFileURL.path + "/"), "\(link) leaves the bundle")
       checked += 1
     }
     // The cover and its dark variant side by side, the MP4 in a video
@@ -90,10 +100,16 @@ struct PreviewTests {
     func has(_ prefix: String, _ suffix: String) -> Bool {
       links.contains { $0.hasPrefix(prefix) && $0.hasSuffix(suffix) }
     }
-    #expect(has("videos/clip", "/cover.webp") && has("videos/clip", "/cover.dark.webp"))
-    #expect(html.contains("<video src=\"videos/clip") && has("videos/clip", "/video.mp4"))
-    #expect(has("images/mug", "/w240.webp") && has("images/mug", "/w240.dark.webp"))
-    #expect(has("images/mug", "/w480.webp") && has("images/mug", "/w480.dark.webp"))
+    #expect(has("../small/videos/clip", "/cover.webp") && has("../small/videos/clip", "/cover.dark.webp"))
+    #expect(has("../small/images/mug", "/w240.webp") && has("../small/images/mug", "/w240.dark.webp"))
+    #expect(has("../small/images/mug", "/w480.webp") && has("../small/images/mug", "/w480.dark.webp"))
+    // The video: HLS first (browsers that play it natively), the MP4 as
+    // the fallback.
+    let hls = try #require(html.range(of: "<source src=\"../small/videos/clip"))
+    let hlsTag = html[hls.lowerBound...].prefix { $0 != ">" }
+    #expect(hlsTag.hasSuffix("/master.m3u8\" type=\"application/vnd.apple.mpegurl\""), "\(hlsTag)")
+    let mp4 = try #require(html.range(of: "/video.mp4\" type=\"video/mp4\">"))
+    #expect(hls.lowerBound < mp4.lowerBound)
     #expect(checked >= 10)
 
     // The contact sheet decodes (ffprobe, an independent reader) at the
@@ -106,13 +122,44 @@ struct PreviewTests {
     // The video row: 4:3 cover at 120 px high is 160 px wide, twice plus
     // three margins; the image row is 4:3 as well.
     #expect(result.contactSheetWidth == 12 + 160 + 12 + 160 + 12)
+
+    // Elsewhere with --out: links still reach the bundle.
+    let elsewhere = root.appendingPathComponent("review/today")
+    let moved = try MarqueeCLI.run(["preview", bundle.path, "--out", elsewhere.path])
+    #expect(moved.status == 0, "\(moved.stderr)")
+    let movedHTML = try String(contentsOf: elsewhere.appendingPathComponent("preview.html"), encoding: .utf8)
+    for link in Self.attributes(in: movedHTML, names: ["src", "poster"]) {
+      let file = elsewhere.appendingPathComponent(try #require(link.removingPercentEncoding)).standardizedFileURL
+      #expect(FileManager.default.fileExists(atPath: file.path), "\(link)")
+    }
+  }
+
+  @Test("the preview is never written inside the bundle (exit 2), not through a link either")
+  func neverInsideTheBundle() async throws {
+    let (root, bundle) = try await SmallBundle.build()
+    defer { try? FileManager.default.removeItem(at: root) }
+    let before = try TreeSnapshot.of(bundle)
+    let link = root.appendingPathComponent("into-bundle")
+    try FileManager.default.createSymbolicLink(at: link, withDestinationURL: bundle.appendingPathComponent("videos"))
+    for out in [bundle, bundle.appendingPathComponent("preview"), bundle.appendingPathComponent("videos/x/../y"), link,
+                link.appendingPathComponent("p")] {
+      #expect(throws: PreviewError.self, "\(out.path)") { try PreviewWriter().write(bundle: bundle, into: out) }
+      let cli = try MarqueeCLI.run(["preview", bundle.path, "--out", out.path])
+      #expect(cli.status == 2, "\(out.path): \(cli.status) \(cli.stderr)")
+      #expect(cli.stderr.contains("is inside the bundle"), "\(cli.stderr)")
+    }
+    #expect(TreeSnapshot.differences(before, try TreeSnapshot.of(bundle)).isEmpty)
+    #expect(Set(FileSystem.list(bundle)) == ["banners.json", "images", "videos", NginxDarkThemeRule.fileName])
   }
 
   @Test func missingFilesAreWarningsAndBadManifestIsAnError() async throws {
     let dir = FileManager.default.temporaryDirectory
       .appendingPathComponent("marquee-preview-\(UUID().uuidString)", isDirectory: true)
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: dir) }
+    defer {
+      try? FileManager.default.removeItem(at: dir)
+      try? FileManager.default.removeItem(at: PreviewWriter.defaultFolder(for: dir))
+    }
 
     #expect(throws: PreviewError.self) { try PreviewWriter().write(bundle: dir) }
     try Data("{\"items\": []}".utf8).write(to: dir.appendingPathComponent("banners.json"))

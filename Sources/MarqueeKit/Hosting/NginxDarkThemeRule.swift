@@ -29,8 +29,11 @@ public enum NginxDarkThemeRule {
   /// The file the rule is written to, at the bundle root.
   public static let fileName = "nginx-dark-theme.conf"
 
-  /// The rule's text, ready to `include`.
-  public static let text = #"""
+  /// The rule's text, ready to `include`: a comment saying where it
+  /// applies, then ``directives``.
+  public static let text = header + directives
+
+  private static let header = #"""
     # Marquee: answer ?theme=dark with the dark variant of a cover or image.
     #
     # Every cover and image has its dark variant beside it as
@@ -39,9 +42,23 @@ public enum NginxDarkThemeRule {
     #   server   { root /srv/cdn/home;                 include /srv/cdn/home/nginx-dark-theme.conf; }
     #   location /home/ { alias /srv/cdn/home/;        include /srv/cdn/home/nginx-dark-theme.conf; }
     # (inside the location when it uses alias: the file test below needs the
-    # location's path). A request without ?theme=dark, or for a file without
-    # a dark sibling, gets the light file. A CDN in front of nginx must keep
-    # the query string in its cache key.
+    # location's path). nginx does not inherit these rules into nested
+    # locations: with nested ones, include it in each location that serves
+    # videos/ and images/, or use `marquee nginx-config`, which does. A request
+    # without ?theme=dark, or for a file without a dark sibling, gets the light
+    # file. A CDN in front of nginx must keep the query string in its cache key.
+
+    """#
+
+  /// The rule itself, without the comment: the rewrite-module directives
+  /// that ``NginxBundleConfig`` places in every location serving covers
+  /// and images.
+  ///
+  /// nginx runs rewrite-module directives (`set`, `if`, `rewrite`) only in
+  /// the location a request finally lands in; they are not inherited into
+  /// nested locations, so a rule in an outer location with nested ones is
+  /// silently skipped.
+  public static let directives = #"""
     set $marquee_dark_uri "";
     set $marquee_dark_file "";
     if ($arg_theme ~* "^dark$") {

@@ -1,10 +1,13 @@
 import Foundation
 
 /// Renders the preview page: plain HTML and CSS, no script, every link
-/// relative to the bundle root.
+/// relative to the page, through ``bundleLink`` to the bundle's files.
 struct PreviewHTML {
   /// Background of the dark column, `#RRGGBB`.
   var darkSurface: String
+  /// The relative link from the page's folder to the bundle, `/`-terminated
+  /// and percent-encoded (`../home/`), `""` when they are the same folder.
+  var bundleLink = ""
 
   func render(_ banners: [PreviewBanner], bundleName: String) -> String {
     var out = """
@@ -20,20 +23,20 @@ struct PreviewHTML {
       section.banner { background: #fff; border-radius: 10px; padding: 16px; margin: 0 0 24px; box-shadow: 0 1px 3px #0002; }
       section.banner h2 { font-size: 16px; margin: 0 0 4px; }
       .meta { color: #666; margin: 0 0 12px; }
-      .pair { display: flex; flex-wrap: wrap; gap: 12px; }
+      .pair { display: flex; flex-wrap: wrap; gap: 12px; align-items: flex-start; }
       figure { margin: 0; padding: 8px; border-radius: 8px; }
       figure.light { background: #fff; border: 1px solid #ddd; }
       figure.dark { background: \(escape(darkSurface)); color: #ddd; }
       figure img, figure video { display: block; max-width: 420px; max-height: 320px; height: auto; }
-      figcaption { font-size: 12px; margin-top: 4px; }
+      figcaption { font-size: 12px; margin-top: 4px; width: 0; min-width: 100%; overflow-wrap: anywhere; }
       .missing { color: #b00; }
-      .widths { display: flex; flex-wrap: wrap; gap: 12px; margin-top: 12px; }
+      .widths { display: flex; flex-wrap: wrap; gap: 12px; margin-top: 12px; align-items: flex-start; }
       .widths figure img { max-width: 200px; }
       </style>
       </head>
       <body>
       <h1>\(escape(bundleName)): \(banners.count) banner\(banners.count == 1 ? "" : "s")</h1>
-      <p class="meta">Light and dark side by side, as the app shows them. Open from disk or serve the bundle folder; this page and the contact sheet are not part of <code>banners.json</code>.</p>
+      <p class="meta">Light and dark side by side, as the app shows them. Open from disk, or serve this folder beside the bundle; this page and the contact sheet are not part of it.</p>
 
       """
     for banner in banners {
@@ -70,7 +73,11 @@ struct PreviewHTML {
       out += figure("dark", banner.darkCover, caption: "cover, dark (?theme=dark)")
       if let mp4 = banner.mp4 {
         let poster = banner.cover.map { " poster=\"\(href($0))\"" } ?? ""
-        out += "<figure class=\"light\"><video src=\"\(href(mp4))\"\(poster) controls muted playsinline loop preload=\"metadata\"></video>"
+        // HLS where the browser plays it natively, else (or when it cannot
+        // load it, as from disk) the MP4.
+        out += "<figure class=\"light\"><video\(poster) controls muted playsinline loop preload=\"metadata\">"
+        if let hls = banner.hls { out += "<source src=\"\(href(hls))\" type=\"application/vnd.apple.mpegurl\">" }
+        out += "<source src=\"\(href(mp4))\" type=\"video/mp4\"></video>"
         out += "<figcaption>video.mp4"
         if let hls = banner.hls { out += " · <a href=\"\(href(hls))\">HLS playlist</a>" }
         out += "</figcaption></figure>\n"
@@ -110,7 +117,7 @@ struct PreviewHTML {
 
   /// A relative link to a bundle file: each path segment percent-encoded.
   private func href(_ path: String) -> String {
-    escape(ManifestEmitter.percentEncodedPath(path))
+    escape(bundleLink + ManifestEmitter.percentEncodedPath(path))
   }
 
   /// Text and attribute escaping: `& < > " '`.

@@ -2,9 +2,9 @@ import Foundation
 
 /// What ``PreviewWriter/write(bundle:)`` produced.
 public struct PreviewResult: Sendable, Equatable {
-  /// `<bundle>/preview.html`.
+  /// `<out>/preview.html`.
   public var html: URL
-  /// `<bundle>/preview-contact-sheet.png`.
+  /// `<out>/preview-contact-sheet.png`.
   public var contactSheet: URL
   /// Banners shown, in `banners.json` order.
   public var bannerIDs: [String]
@@ -22,8 +22,14 @@ public struct PreviewResult: Sendable, Equatable {
 public struct PreviewError: Error, CustomStringConvertible, Sendable {
   /// What went wrong, naming the file.
   public var description: String
+  /// The request itself is wrong (the output folder is the bundle or inside
+  /// it), as opposed to a file that cannot be read or written.
+  public var isUsage = false
 
-  init(_ description: String) { self.description = description }
+  init(_ description: String, isUsage: Bool = false) {
+    self.description = description
+    self.isUsage = isUsage
+  }
 }
 
 /// Writes a look-don't-read preview of a built bundle: `preview.html`,
@@ -32,12 +38,19 @@ public struct PreviewError: Error, CustomStringConvertible, Sendable {
 /// `preview-contact-sheet.png`, one row per banner with its light and dark
 /// picture, for a quick glance or a chat message.
 ///
-/// Both files sit at the bundle root and are not referenced by
-/// `banners.json`, so the client never sees them. Every link in the HTML is
-/// relative to the bundle, so the folder can be opened from disk or served
-/// as it is: URLs in `banners.json` are mapped back to bundle files by
-/// dropping the `base_url` prefix (found as the longest URL path suffix
-/// that names a file in the bundle, so the preview needs no job file).
+/// Both files are written outside the bundle, by default beside it in
+/// `<bundle>.preview/`, never inside it: a sync of the bundle folder never
+/// uploads them and the bundle's files stay byte for byte what `build`
+/// published. Every link in the HTML is relative (`../home/videos/…`), so
+/// the page works opened from disk and served beside the bundle (the
+/// bundle under `marquee nginx-config`'s location, the preview folder next
+/// to it). Each video offers its HLS playlist first and the MP4 second
+/// (`<source>` elements): a browser that plays HLS natively (Safari,
+/// Chromium with its built-in HLS player) takes the playlist, any other
+/// (or one that cannot load it, as from disk) falls back to the MP4.
+/// URLs in `banners.json` are mapped back to bundle files by dropping the
+/// `base_url` prefix (found as the longest URL path suffix that names a
+/// file in the bundle, so the preview needs no job file).
 ///
 /// ```swift
 /// let result = try PreviewWriter().write(bundle: URL(fileURLWithPath: "Output/home"))
@@ -66,14 +79,33 @@ public struct PreviewWriter: Sendable {
 
   // MARK: - API
 
-  /// Reads `<bundle>/banners.json` and writes the preview files beside it.
+  /// The default output folder: `<bundle>.preview` beside the bundle.
+  public static func defaultFolder(for bundle: URL) -> URL {
+    let folder = bundle.standardizedFileURL
+    return folder.deletingLastPathComponent().appendingPathComponent(folder.lastPathComponent + ".preview", isDirectory: true)
+  }
+
+  /// Reads `<bundle>/banners.json` and writes the preview files into `out`.
   ///
-  /// - Parameter bundle: The bundle folder (`Output/<name>`).
+  /// - Parameters:
+  ///   - bundle: The bundle folder (`Output/<name>`); nothing in it is
+  ///     written.
+  ///   - out: The folder to write into, created if needed; `nil` for
+  ///     ``defaultFolder(for:)``.
   /// - Returns: The files written and what was shown.
-  /// - Throws: ``PreviewError`` when `banners.json` is missing or malformed,
-  ///   or a preview file cannot be written. Missing media files are
-  ///   warnings, not errors: the preview shows what is there.
-  public func write(bundle: URL) throws(PreviewError) -> PreviewResult {
+  /// - Throws: ``PreviewError`` when `out` is the bundle or inside it
+  ///   (symbolic links resolved; `isUsage`), `banners.json` is missing or
+  ///   malformed, or a preview file cannot be written. Missing media files
+  ///   are warnings, not errors: the preview shows what is there.
+  public func write(bundle: URL, into out: URL? = nil) throws(PreviewError) -> PreviewResult {
+    let folder = out ?? Self.defaultFolder(for: bundle)
+    let realBundle = Self.resolved(bundle)
+    let realFolder = Self.resolved(folder)
+    if realFolder == realBundle || realFolder.hasPrefix(realBundle == "/" ? "/" : realBundle + "/") {
+      throw PreviewError(
+        "\(folder.path) is inside the bundle \(bundle.path): the preview is written beside it (default \(Self.defaultFolder(for: bundle).path)) so a sync never uploads it",
+        isUsage: true)
+    }
     let manifestURL = bundle.appendingPathComponent("banners.json")
     let data: Data
     do { data = try FileSystem.readOwnedFile(root: bundle, "banners.json", limit: 16 << 20) } catch {
@@ -87,15 +119,19 @@ public struct PreviewWriter: Sendable {
       }
     }
 
-    let html = PreviewHTML(darkSurface: darkSurface).render(banners, bundleName: bundle.lastPathComponent)
-    let htmlURL = bundle.appendingPathComponent(Self.htmlName)
+    do { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) } catch {
+      throw PreviewError("cannot create \(folder.path): \(error.localizedDescription)")
+    }
+    let html = PreviewHTML(darkSurface: darkSurface, bundleLink: Self.relativeLink(from: realFolder, to: realBundle))
+      .render(banners, bundleName: bundle.standardizedFileURL.lastPathComponent)
+    let htmlURL = folder.appendingPathComponent(Self.htmlName)
     do { try Data(html.utf8).write(to: htmlURL, options: .atomic) } catch {
       throw PreviewError("cannot write \(htmlURL.path): \(error.localizedDescription)")
     }
 
     let sheet = ContactSheet(tileHeight: tileHeight, darkSurface: darkSurface)
       .compose(banners, bundle: bundle, warnings: &warnings)
-    let sheetURL = bundle.appendingPathComponent(Self.contactSheetName)
+    let sheetURL = folder.appendingPathComponent(Self.contactSheetName)
     do {
       try PNGWriter.encode(sheet).write(to: sheetURL, options: .atomic)
     } catch {
@@ -104,5 +140,33 @@ public struct PreviewWriter: Sendable {
     return PreviewResult(
       html: htmlURL, contactSheet: sheetURL, bannerIDs: banners.map(\.id),
       contactSheetWidth: sheet.width, contactSheetHeight: sheet.height, warnings: warnings)
+  }
+
+  // MARK: - Paths
+
+  /// `path` absolute, with `.`, `..` and symbolic links resolved as far as
+  /// it exists (the rest appended as written).
+  static func resolved(_ url: URL) -> String {
+    var existing = url.standardizedFileURL
+    var rest: [String] = []
+    while !FileManager.default.fileExists(atPath: existing.path), existing.path != "/" {
+      rest.insert(existing.lastPathComponent, at: 0)
+      existing = existing.deletingLastPathComponent()
+    }
+    let base = existing.resolvingSymlinksInPath().path
+    return rest.reduce(base) { ($0 as NSString).appendingPathComponent($1) }
+  }
+
+  /// The relative link from folder `from` to folder `to` (both absolute),
+  /// `/`-terminated and percent-encoded: `../home/`.
+  static func relativeLink(from: String, to: String) -> String {
+    let a = from.split(separator: "/").map(String.init)
+    let b = to.split(separator: "/").map(String.init)
+    var common = 0
+    while common < a.count, common < b.count, a[common] == b[common] { common += 1 }
+    let up = Array(repeating: "..", count: a.count - common)
+    let down = b[common...].map { ManifestEmitter.percentEncodedPath($0) }
+    let parts = up + down
+    return parts.isEmpty ? "" : parts.joined(separator: "/") + "/"
   }
 }
