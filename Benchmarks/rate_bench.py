@@ -108,10 +108,26 @@ def probe(path):
     return s["width"], s["height"], int(n) / int(d), int(s["nb_read_packets"])
 
 
+def matrix_conversion(src):
+    """The zscale Marquee applies (VideoFilterDescription.matrixConversion): BT.601-tagged sources,
+    untagged ones under 720 lines and full-range ones are converted to BT.709 limited range."""
+    r = sh(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", "stream=color_space,color_range,height",
+            "-of", "json", src])
+    st = json.loads(r.stdout)["streams"][0]
+    space, full = st.get("color_space", "unknown"), st.get("color_range") == "pc"
+    zimg = {"bt709": "709", "bt470bg": "470bg", "smpte170m": "170m", "fcc": "fcc", "bt2020nc": "2020_ncl"}.get(
+        space, "170m" if int(st["height"]) < 720 else "709")
+    if zimg == "709" and not full:
+        return ""
+    return f",zscale=matrixin={zimg}:matrix=709:range=limited"
+
+
 def reference(src, w, h, fps, frames, dest):
-    """The source as Marquee shows it, scaled to w×h: autorotated, square pixels, constant fps."""
+    """The source as Marquee shows it, scaled to w×h: autorotated, square pixels, constant fps, and the same
+    colour-matrix conversion Marquee makes (without it Marquee's SSIM is measured against other colours)."""
     sh(["ffmpeg", "-v", "error", "-y", "-i", src, "-an", "-vf",
-        f"fps={fps},scale={w}:{h}:flags=lanczos,setsar=1,format=yuv420p", "-frames:v", str(frames), dest])
+        f"fps={fps},scale={w}:{h}:flags=lanczos{matrix_conversion(src)},setsar=1,format=yuv420p",
+        "-frames:v", str(frames), dest])
 
 
 def ssim(dist, ref):
