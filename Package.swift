@@ -43,7 +43,7 @@ let package = Package(
     // MARK: - Core
     // The only module that imports the C libraries: every FFmpeg status code
     // becomes a typed `MediaIOError` here.
-    .target(name: "MediaIO", dependencies: ["CFFmpeg", "CWebP", "CLCMS2", "CHeif", "CJPEG"]),
+    .target(name: "MediaIO", dependencies: ["CFFmpeg", "CWebP", "CLCMS2", "CHeif", "CJPEG", "CFileSystem"]),
     // The pipeline stages: job reader, transcoder, cover extractor, dark
     // variant generator, image renderer, manifest emitter.
     .target(name: "MarqueeKit", dependencies: ["MediaIO", "CFileSystem"]),

@@ -19,8 +19,14 @@ public enum ImageDecoder {
   ///     any pixel is decoded.
   /// - Throws: `MediaIOError` for missing, non-image, oversize or corrupt files.
   public static func decodeFirstFrame(path: String, limits: InputLimits) throws(MediaIOError) -> DecodedImage {
+    try decodeFirstFrame(file: try limits.openSourceFile(atPath: path), path: path, limits: limits)
+  }
+
+  /// Like `decodeFirstFrame(path:limits:)`, for a file already opened
+  /// (`ReadableFile.open(_:beneath:)` for a file inside a bundle).
+  public static func decodeFirstFrame(file: ReadableFile, path: String, limits: InputLimits) throws(MediaIOError) -> DecodedImage {
     let name = (path as NSString).lastPathComponent
-    let input = try InputContainer(path: path, allowedFormats: InputContainer.imageFormats, limits: limits)
+    let input = try InputContainer(file: file, path: path, allowedFormats: InputContainer.imageFormats, limits: limits)
     guard let stream = input.bestStream(.video) else {
       throw .failure("av_find_best_stream", name, "no picture in the file")
     }

@@ -59,31 +59,29 @@ public struct InputLimits: Sendable {
 }
 
 extension InputLimits {
-  /// Checks an untrusted source before anything reads it: it exists, is a
-  /// regular file (a symbolic link is followed to what it names: a content
-  /// team's media folder may be a link), is not empty and is within
+  /// Opens an untrusted source and checks it before anything reads it
+  /// (`ReadableFile`: never blocking on a FIFO, a regular file only, a
+  /// symbolic link followed to what it names: a content team's media
+  /// folder may be a link), then that it is not empty and is within
   /// `maxFileSize`. Shared by video and image inputs.
   ///
-  /// - Returns: the file size in bytes.
-  /// - Throws: `MediaIOError` with function `stat`, or `limit` naming the
-  ///   limit and the value.
-  @discardableResult
-  public func checkSourceFile(atPath path: String) throws(MediaIOError) -> Int64 {
-    let name = (path as NSString).lastPathComponent
-    let resolved = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
-    let attributes: [FileAttributeKey: Any]
-    do { attributes = try FileManager.default.attributesOfItem(atPath: resolved) } catch {
-      throw .failure("stat", name, "file not found or unreadable")
+  /// - Returns: the opened file.
+  /// - Throws: `MediaIOError` with function `open` or `stat`, or `limit`
+  ///   naming the limit and the value.
+  public func openSourceFile(atPath path: String) throws(MediaIOError) -> ReadableFile {
+    let file = try ReadableFile.open(path: path)
+    try check(file)
+    return file
+  }
+
+  /// Checks an opened file's size: not empty, within `maxFileSize`.
+  ///
+  /// - Throws: `MediaIOError` with function `stat` (empty) or `limit`.
+  public func check(_ file: ReadableFile) throws(MediaIOError) {
+    if file.size == 0 { throw .failure("stat", file.name, "file is empty") }
+    if file.size > maxFileSize {
+      throw .failure("limit", file.name, "file is \(file.size) bytes, over the max_file_size limit of \(maxFileSize) bytes")
     }
-    if let type = attributes[.type] as? FileAttributeType, type != .typeRegular {
-      throw .failure("stat", name, "not a regular file")
-    }
-    let size = (attributes[.size] as? NSNumber)?.int64Value ?? 0
-    if size == 0 { throw .failure("stat", name, "file is empty") }
-    if size > maxFileSize {
-      throw .failure("limit", name, "file is \(size) bytes, over the max_file_size limit of \(maxFileSize) bytes")
-    }
-    return size
   }
 }
 
@@ -96,14 +94,20 @@ public final class InputContainer {
   /// inside an untrusted file.
   public static let videoFormats = [
     "mov", "mp4", "m4a", "3gp", "3g2", "mj2", "matroska", "webm", "avi", "mpegts",
-    "mpeg", "flv", "gif", "m4v", "h264", "hevc", "asf", "ogg", "mxf",
+    "mpeg", "flv", "gif", "m4v", "asf", "ogg", "mxf",
   ]
-  /// Demuxers accepted for still and animated images.
+  /// Demuxers accepted for still and animated images: the `*_pipe`
+  /// demuxers, which recognise a format by its content and read one file.
+  /// `image2` is not on it: it picks a decoder by file name and expands a
+  /// name like `img%d.bmp` into a sequence of other files.
   public static let imageFormats = [
-    "image2", "jpeg_pipe", "png_pipe", "webp_pipe", "gif", "bmp_pipe", "tiff_pipe",
+    "jpeg_pipe", "png_pipe", "webp_pipe", "gif", "bmp_pipe", "tiff_pipe",
   ]
 
   let context: UnsafeMutablePointer<AVFormatContext>
+  /// The custom I/O the demuxer reads through, and what it reads.
+  private var io: UnsafeMutablePointer<AVIOContext>?
+  private let reader: ByteReader
   /// The path this container was opened from.
   public let path: String
   /// The demuxer's short name, such as `mov,mp4,m4a,3gp,3g2,mj2`.
@@ -111,7 +115,8 @@ public final class InputContainer {
   /// Every stream in the container.
   public let streams: [StreamInfo]
 
-  /// Opens and probes a local file.
+  /// Opens and probes a local file (`ReadableFile.open(path:)`: a regular
+  /// file, a symbolic link followed).
   ///
   /// - Parameters:
   ///   - path: a local file path (not a URL).
@@ -119,25 +124,59 @@ public final class InputContainer {
   ///     be one of them (`format_whitelist`).
   ///   - limits: size is checked before opening; pixel and duration limits
   ///     after probing.
-  /// - Throws: `MediaIOError` when the file is missing, too large, of a
-  ///   format not allowed, unreadable, or beyond a limit.
-  public init(path: String, allowedFormats: [String], limits: InputLimits = InputLimits()) throws(MediaIOError) {
+  /// - Throws: `MediaIOError` when the file is missing, not a regular file,
+  ///   too large, of a format not allowed, unreadable, or beyond a limit.
+  public convenience init(path: String, allowedFormats: [String], limits: InputLimits = InputLimits()) throws(MediaIOError) {
+    let file = try limits.openSourceFile(atPath: path)
+    try self.init(reader: ByteReader(.file(file)), path: path, allowedFormats: allowedFormats, limits: limits)
+  }
+
+  /// Opens and probes an already opened file (see `init(path:…)`).
+  public convenience init(file: ReadableFile, path: String, allowedFormats: [String], limits: InputLimits = InputLimits()) throws(MediaIOError) {
+    try limits.check(file)
+    try self.init(reader: ByteReader(.file(file)), path: path, allowedFormats: allowedFormats, limits: limits)
+  }
+
+  /// Opens and probes bytes in memory; `name` stands for the file in
+  /// messages.
+  public convenience init(data: Data, name: String, allowedFormats: [String], limits: InputLimits = InputLimits()) throws(MediaIOError) {
+    guard !data.isEmpty else { throw .failure("stat", name, "file is empty") }
+    try self.init(reader: ByteReader(.memory(data)), path: name, allowedFormats: allowedFormats, limits: limits)
+  }
+
+  /// libavformat reads only through `reader` (a custom `AVIOContext`), and
+  /// the context's `io_open` refuses every other file, so no demuxer can
+  /// follow a reference inside an untrusted file to another one.
+  private init(reader: ByteReader, path: String, allowedFormats: [String], limits: InputLimits) throws(MediaIOError) {
     self.path = path
+    self.reader = reader
     let name = (path as NSString).lastPathComponent
-    try limits.checkSourceFile(atPath: path)
 
     var options: OpaquePointer? = nil
-    av_dict_set(&options, "protocol_whitelist", "file", 0)
     av_dict_set(&options, "format_whitelist", allowedFormats.joined(separator: ","), 0)
     defer { av_dict_free(&options) }
     var ctx: UnsafeMutablePointer<AVFormatContext>? = avformat_alloc_context()
-    guard ctx != nil else { throw .failure("avformat_alloc_context", name, "out of memory") }
-    // "file:" forces the file protocol so a path that looks like a URL
-    // ("http:…") can never reach another protocol.
-    let url = "file:" + path
-    let status = avformat_open_input(&ctx, url, nil, &options)
+    guard let allocated = ctx, let pb = ByteReader.makeContext(reader) else {
+      avformat_free_context(ctx)
+      throw .failure("avformat_alloc_context", name, "out of memory")
+    }
+    var ownedIO: UnsafeMutablePointer<AVIOContext>? = pb
+    io = pb
+    allocated.pointee.pb = pb
+    allocated.pointee.io_open = { _, _, _, _, _ in marquee_AVERROR(EPERM) }
+    // The file name helps libavformat's probe tell containers apart, but
+    // pictures are recognised by content alone: image2's probe would win
+    // on a `.jpg` or `.bmp` extension (and image2 is never allowed).
+    let picturesOnly = !Set(allowedFormats).isDisjoint(with: ["jpeg_pipe", "png_pipe", "webp_pipe", "bmp_pipe", "tiff_pipe"])
+    let status = avformat_open_input(&ctx, picturesOnly ? "" : name, nil, &options)
     guard status >= 0, let opened = ctx else {
+      // avformat_open_input freed the context; the custom I/O is ours.
+      ByteReader.freeContext(&ownedIO)
       if status == marquee_AVERROR(EINVAL) {
+        if reader.looksLikeAnnexB {
+          throw .failure("avformat_open_input", name,
+                         "is a raw H.264/HEVC elementary stream, with no timestamps or duration to check; wrap it in MP4 first (ffmpeg -i \(name) -c copy out.mp4)")
+        }
         // The probed format is not on the allow-list (a playlist, a concat
         // list, a picture where a video is expected, …).
         throw .failure("avformat_open_input", name,
@@ -152,6 +191,7 @@ public final class InputContainer {
     if probe < 0 {
       var c: UnsafeMutablePointer<AVFormatContext>? = opened
       avformat_close_input(&c)
+      ByteReader.freeContext(&ownedIO)
       throw MediaIOError(status: probe, function: "avformat_find_stream_info", context: name)
     }
     var infos: [StreamInfo] = []
@@ -173,6 +213,7 @@ public final class InputContainer {
   deinit {
     var c: UnsafeMutablePointer<AVFormatContext>? = context
     avformat_close_input(&c)
+    ByteReader.freeContext(&io)
   }
 
   /// The container's duration in seconds, if it states one.

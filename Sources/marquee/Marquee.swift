@@ -67,7 +67,7 @@ struct Marquee {
     case .preview(let bundle):
       do {
         let result = try PreviewWriter().write(bundle: URL(fileURLWithPath: bundle))
-        for w in result.warnings { Console.shared.err("warning: \(w)\n") }
+        for w in result.warnings { Console.shared.err("warning: \(LogLine.printable(w))\n") }
         Console.shared.out(result.html.path + "\n" + result.contactSheet.path + "\n")
         return .success
       } catch {
@@ -182,7 +182,7 @@ struct VerifyCommand {
       if reporter.mode == .json {
         reporter.say(.error, .verify, .violation, item: v.item, message: v.description, error: v.problem, fields: ["file": v.file])
       } else {
-        Console.shared.err("error: \(v.description)\n")
+        Console.shared.err("error: \(LogLine.printable(v.description))\n")
       }
     }
     let seconds = LogLine.seconds(Date().timeIntervalSince(start))
@@ -211,7 +211,7 @@ struct ValidateCommand {
       if reporter.mode == .json {
         reporter.say(.error, .run, .failed, message: p.description, error: p.reason, fields: ["file": p.file, "path": p.path])
       } else {
-        Console.shared.err("error: \(p.description)\n")
+        Console.shared.err("error: \(LogLine.printable(p.description))\n")
       }
     }
     if let parsed {

@@ -89,7 +89,7 @@ final class Reporter: @unchecked Sendable {
     let event = BuildEvent(level: level, item: item, stage: stage, event: name, error: error, message: message, fields: fields)
     if mode == .live {
       if quiet && level < .warning { return }
-      let text = [message, error].compactMap { $0 }.joined(separator: ": ")
+      let text = LogLine.printable([message, error].compactMap { $0 }.joined(separator: ": "))
       let prefix = level == .error ? console.style("error: ", "1;31") : level == .warning ? console.style("warning: ", "33") : ""
       let line = prefix + (item.map { "\($0): " } ?? "") + text
       if level >= .warning {
@@ -129,22 +129,22 @@ final class Reporter: @unchecked Sendable {
       redraw()
     case (.encode, .finished):
       remove(item)
-      permanent("  \(console.style("✓", "32")) \(pad(item)) built in \(LogLine.seconds(e.duration ?? 0))" + (e.message.map { "  \(console.style($0, "2"))" } ?? ""))
+      permanent("  \(console.style("✓", "32")) \(pad(item)) built in \(LogLine.seconds(e.duration ?? 0))" + (e.message.map { "  \(console.style(LogLine.printable($0), "2"))" } ?? ""))
     case (_, .reused):
       permanent("  \(console.style("=", "2")) \(pad(item)) reused, nothing encoded")
     case (_, .failed):
       remove(item)
-      permanent("  \(console.style("✗", "31")) \(pad(item)) \(console.style("failed", "31")): \(e.error ?? e.message ?? "")")
+      permanent("  \(console.style("✗", "31")) \(pad(item)) \(console.style("failed", "31")): \(LogLine.printable(e.error ?? e.message ?? ""))")
     case (_, .violation):
-      permanent("  \(console.style("✗", "31")) \(item.isEmpty ? "(bundle)" : item): \(e.error ?? "")")
+      permanent("  \(console.style("✗", "31")) \(item.isEmpty ? "(bundle)" : item): \(LogLine.printable(e.error ?? ""))")
     case (_, .warning), (_, .notPublished):
-      permanent(console.style("warning: ", "33") + (e.item.map { "\($0): " } ?? "") + (e.message ?? e.error ?? ""))
+      permanent(console.style("warning: ", "33") + (e.item.map { "\($0): " } ?? "") + LogLine.printable(e.message ?? e.error ?? ""))
     case (.lock, .waiting):
-      permanent(e.message ?? "waiting for the bundle lock")
+      permanent(LogLine.printable(e.message ?? "waiting for the bundle lock"))
     case (.run, .started):
-      permanent(e.message.map { "Marquee \($0)" } ?? "")
+      permanent(e.message.map { "Marquee \(LogLine.printable($0))" } ?? "")
     case (.cleanup, .removed):
-      permanent(console.style("cleaned up: " + (e.message ?? ""), "2"))
+      permanent(console.style("cleaned up: " + LogLine.printable(e.message ?? ""), "2"))
     default:
       if verbose { permanent(console.style(LogLine.plain(e), "2")) }
     }

@@ -28,7 +28,8 @@ struct EndToEndTests {
     let dir = FileManager.default.temporaryDirectory.appendingPathComponent("marquee-e2e-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
     var doc: [String: Any] = ["name": name, "base_url": "https://cdn.example.com/\(name)/", "banners": banners]
-    if let s = settings { doc["settings"] = s }
+    // The sources are corpus files and files of other temporary folders.
+    doc["settings"] = (settings ?? [:]).merging(["allow_outside_sources": true]) { a, _ in a }
     let jobURL = dir.appendingPathComponent("job.json")
     try JSONSerialization.data(withJSONObject: doc).write(to: jobURL)
     let job = try JobReader().read(contentsOf: jobURL)

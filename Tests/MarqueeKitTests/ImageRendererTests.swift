@@ -97,7 +97,7 @@ struct ImageRendererPlanningTests {
     #expect(e?.code == .invalidRequest)
     let missing = #expect(throws: ImageRenderError.self) { try ImageRenderer().render(source: source, id: "x", bundleRoot: root) }
     #expect(missing?.code == .unreadableSource)
-    #expect(missing?.description == "missing.png: file not found or unreadable")
+    #expect(missing?.description == "missing.png: file not found")
   }
 }
 

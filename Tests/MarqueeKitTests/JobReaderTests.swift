@@ -338,7 +338,7 @@ struct JobErrorCase: Sendable, CustomTestStringConvertible {
         #"{"id": "b", "type": "image", "source": "../shared/sale.jpg"}"#,
         #"{"id": "c", "type": "image", "source": "/var/media/c d.png"}"#,
         #"{"id": "d", "type": "image", "source": "./clip:1.png"}"#,
-      ]),
+      ], settings: #"{"allow_outside_sources": true}"#),
       at: absoluteJobURL
     ).banners
     #expect(banners[0].source == URL(fileURLWithPath: "/srv/jobs/home/media/spring.mov"))

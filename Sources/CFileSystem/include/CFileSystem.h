@@ -33,4 +33,58 @@ void marquee_kill_self(void);
 /// count into `out`. Returns 0, or -1 with errno set.
 int marquee_stat_identity(const char *path, long long out[6]);
 
+/// `fstat(fd)`: fills device, inode, size, mtime (ns), ctime (ns), link
+/// count, the file type bits (`st_mode & S_IFMT`) and the owner's uid into
+/// `out`. Returns 0, or -1 with errno set.
+int marquee_fstat_identity(int fd, long long out[8]);
+
+/// `lstat(path)` (a symbolic link is described, not followed), filling
+/// `out` as `marquee_fstat_identity` does. Returns 0, or -1 with errno set.
+int marquee_lstat_identity(const char *path, long long out[8]);
+
+/// The `S_IFMT` values, for comparing `marquee_fstat_identity`'s type.
+int marquee_type_regular(void);
+int marquee_type_directory(void);
+int marquee_type_link(void);
+
+/// Opens a file for reading without blocking on it: `open(path, O_RDONLY |
+/// O_NONBLOCK | O_NOCTTY | O_CLOEXEC)`, plus `O_NOFOLLOW` when `nofollow`.
+/// O_NONBLOCK makes the open of a FIFO return at once instead of waiting
+/// for a writer (the caller then refuses it by its `fstat` type); reads of
+/// a regular file ignore the flag. Returns the descriptor, or -1 with
+/// errno set (ELOOP for a link with `nofollow`).
+int marquee_open_for_reading(const char *path, int nofollow);
+
+/// Opens `relative` under the folder `root`, following no symbolic link
+/// inside `relative`: each folder on the way is opened with `O_NOFOLLOW |
+/// O_DIRECTORY` relative to the one before (`openat`), and the last
+/// component with `flags | O_NOFOLLOW | O_CLOEXEC` (and `mode` when
+/// creating). `root` itself is followed if it is a link (the caller chose
+/// it). Components that are empty, `.` or `..` are refused with EINVAL, so
+/// the result is always inside `root`. When `directories` is non-zero,
+/// missing folders on the way are created (mode 0755). Returns the
+/// descriptor, or -1 with errno set (ELOOP or ENOTDIR for a link).
+int marquee_open_beneath(const char *root, const char *relative, int flags, int mode, int directories);
+
+/// Like `marquee_open_beneath`, but describes the last component with
+/// `fstatat(AT_SYMLINK_NOFOLLOW)` instead of opening it (a link at the end
+/// is described as a link). Returns 0, or -1 with errno set.
+int marquee_lstat_beneath(const char *root, const char *relative, long long out[8]);
+
+/// Creates the folder `name` in the folder `dirfd` if it is missing and
+/// opens it with `O_DIRECTORY | O_NOFOLLOW`. Returns the descriptor, or -1
+/// with errno set: ELOOP or ENOTDIR when `name` is a symbolic link or not a
+/// folder.
+int marquee_open_directory_at(int dirfd, const char *name, int create);
+
+/// `open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)`, following links.
+int marquee_open_directory(const char *path);
+
+/// `openat(dirfd, name, flags | O_NOFOLLOW | O_CLOEXEC, mode)`.
+int marquee_openat_nofollow(int dirfd, const char *name, int flags, int mode);
+
+/// The `open(2)` flags Swift's Glibc module does not always import.
+int marquee_flag_nofollow(void);
+int marquee_flag_nonblock(void);
+
 #endif

@@ -71,7 +71,7 @@ public struct ImageRenderError: Error, CustomStringConvertible, Sendable, Equata
     let code: Code
     switch error.function {
     case "limit": code = .limitExceeded
-    case "stat", "read": code = .unreadableSource
+    case "open", "stat", "read": code = .unreadableSource
     case "probe" where error.reason.hasPrefix("not a supported image"): code = .unsupportedFormat
     default: code = .corruptSource
     }

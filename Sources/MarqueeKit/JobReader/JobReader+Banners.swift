@@ -147,6 +147,9 @@ extension JobDocumentValidator {
       throw fail(path, "must be a local file path, not a URL (\(scheme): scheme); \(fix)")
     }
     guard !text.hasSuffix("/") else { throw fail(path, "names a folder; expected a media file") }
+    if !allowsOutsideSources, let problem = Self.outsideProblem(text, jobFolder: jobFileURL.absoluteURL.deletingLastPathComponent()) {
+      throw fail(path, "\(problem) (\(text)); keep sources in the job file's folder, or set \"allow_outside_sources\": true in \"settings\"")
+    }
     let folder = jobFileURL.absoluteURL.deletingLastPathComponent()
     let url: URL
     if text.hasPrefix("/") {
@@ -155,6 +158,32 @@ extension JobDocumentValidator {
       url = URL(fileURLWithPath: text, isDirectory: false, relativeTo: folder)
     }
     return (url.absoluteURL.standardizedFileURL, text)
+  }
+
+  /// Why a source path as written leaves the job file's folder, or `nil`
+  /// when it stays inside: an absolute path elsewhere, or `..` components
+  /// that climb above the folder (`a/../b.mp4` stays, `../b.mp4` and
+  /// `a/../../b.mp4` leave). The rule reads the path as written; a symbolic
+  /// link inside the folder is followed wherever it points (a media folder
+  /// may be a link).
+  static func outsideProblem(_ text: String, jobFolder: URL) -> String? {
+    if text.hasPrefix("/") {
+      let folder = jobFolder.standardizedFileURL.path
+      let path = URL(fileURLWithPath: text).standardizedFileURL.path
+      let prefix = folder.hasSuffix("/") ? folder : folder + "/"
+      return path.hasPrefix(prefix) ? nil : "is an absolute path outside the job file's folder"
+    }
+    var depth = 0
+    for component in text.split(separator: "/", omittingEmptySubsequences: true) {
+      switch component {
+      case ".": continue
+      case "..":
+        depth -= 1
+        if depth < 0 { return "leads out of the job file's folder with '..'" }
+      default: depth += 1
+      }
+    }
+    return nil
   }
 
   /// `"auto"`, `"first"`, `{"at": seconds}` or `{"image": "poster.jpg"}`.

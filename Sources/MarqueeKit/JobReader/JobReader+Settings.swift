@@ -7,8 +7,16 @@ extension JobDocumentValidator {
   static let settingsKeys = [
     "segment_duration", "max_height", "image_width", "webp_quality", "jpeg_quality",
     "dark_surface", "background", "max_duration", "max_pixels", "max_file_size_mb",
-    "video_url", "renditions", "mp4_height", "image_widths", "video_crf",
+    "video_url", "renditions", "mp4_height", "image_widths", "video_crf", "allow_outside_sources",
   ]
+
+  /// `settings.allow_outside_sources`: whether a source may lie outside the
+  /// job file's folder. Read by `job(from:)` before the banners; not part
+  /// of `JobSettings`, since it changes no output (and so no fingerprint).
+  func allowsOutsideSources(_ settings: Any?) throws(JobError) -> Bool {
+    guard let object = settings as? [String: Any], let value = object["allow_outside_sources"] else { return false }
+    return try bool(value, at: JobJSON.path("settings", key: "allow_outside_sources"))
+  }
 
   /// Validates the `settings` object; absent keys keep `JobSettings.default`.
   func settings(_ value: Any) throws(JobError) -> JobSettings {

@@ -41,33 +41,33 @@ public struct JobReader: Sendable {
   ///   current directory. Messages name it by its `relativePath`.
   /// - Returns: The validated job.
   /// - Throws: `JobError` with path `""` when the file is missing, a folder,
-  ///   too large or unreadable; otherwise whatever `parse(_:jobFileURL:)`
+  ///   not a regular file (a FIFO, a device), larger than `maxJobFileSize`
+  ///   (checked with `fstat` on the opened file, so also behind a symbolic
+  ///   link) or unreadable; otherwise whatever `parse(_:jobFileURL:)`
   ///   throws.
   public func read(contentsOf url: URL) throws(JobError) -> Job {
     let file = Self.displayName(of: url)
     guard url.isFileURL else {
       throw JobError(file: file, path: "", reason: "only local job files can be read, not a \(url.scheme ?? "remote") URL")
     }
-    let fileManager = FileManager.default
-    var isDirectory: ObjCBool = false
-    guard fileManager.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
-      throw JobError(file: file, path: "", reason: "no such file")
+    // One descriptor, checked by fstat: the size and type are those of the
+    // file read (a symbolic link, as Kubernetes mounts a ConfigMap, is
+    // followed and its target checked), a FIFO is refused instead of
+    // blocking, and no more than the cap is ever read.
+    let handle: ReadableFile
+    do { handle = try ReadableFile.open(path: url.path) } catch {
+      throw JobError(file: file, path: "", reason: Self.openFailureText(error))
     }
-    guard !isDirectory.boolValue else {
-      throw JobError(file: file, path: "", reason: "is a folder, not a job file")
-    }
-    if let size = (try? fileManager.attributesOfItem(atPath: url.path))?[.size] as? NSNumber,
-      size.int64Value > Int64(Self.maxJobFileSize)
-    {
+    if handle.size > Int64(Self.maxJobFileSize) {
       throw JobError(
         file: file, path: "",
-        reason: "is \(size.int64Value / 1_048_576) MiB; a job file is a small JSON document (was a media file passed instead?)")
+        reason: "is \(handle.size / 1_048_576) MiB; a job file is a small JSON document (was a media file passed instead?)")
     }
     let data: Data
     do {
-      data = try Data(contentsOf: url)
+      data = try handle.readAll(limit: Int64(Self.maxJobFileSize))
     } catch {
-      throw JobError(file: file, path: "", reason: "cannot read the file: \(Self.readFailureText(error))")
+      throw JobError(file: file, path: "", reason: "cannot read the file: \(error.reason)")
     }
     return try parse(data, jobFileURL: url)
   }
@@ -117,13 +117,14 @@ public struct JobReader: Sendable {
     url.isFileURL ? url.relativePath : url.absoluteString
   }
 
-  /// The most specific text for a failed read (the POSIX error if present).
-  private static func readFailureText(_ error: Error) -> String {
-    let nsError = error as NSError
-    if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError {
-      return underlying.localizedDescription
+  /// `validate`'s words for a job file that cannot be opened.
+  private static func openFailureText(_ error: MediaIOError) -> String {
+    switch error.reason {
+    case "file not found": return "no such file"
+    case "is a folder, not a media file": return "is a folder, not a job file"
+    case "file cannot be read (permissions)": return "cannot read the file: permission denied"
+    default: return error.reason
     }
-    return nsError.localizedDescription
   }
 }
 
@@ -136,6 +137,9 @@ struct JobDocumentValidator {
   let file: String
   /// The job file; sources resolve against its folder.
   let jobFileURL: URL
+  /// `settings.allow_outside_sources`: sources may be absolute paths or
+  /// lead out of the job file's folder.
+  var allowsOutsideSources = false
 
   /// `$schema` is for editors (a path or URL of `Pipelines/job.schema.json`)
   /// and is otherwise ignored.
@@ -178,11 +182,16 @@ struct JobDocumentValidator {
       settings = parsed
     }
     var warnings: [String] = []
+    var reader = self
+    reader.allowsOutsideSources = collect { () throws(JobError) in try allowsOutsideSources(object["settings"]) } ?? false
     let banners = collect { () throws(JobError) in
-      try self.banners(object["banners"], settings: settings, warnings: &warnings)
+      try reader.banners(object["banners"], settings: settings, warnings: &warnings)
     }
-    if var first = problems.first {
-      first.more = Array(problems.dropFirst())
+    // A part may itself carry further problems (`banners` carries one per
+    // bad banner): flatten, so none is dropped when the first is thrown.
+    let all = problems.flatMap(\.all)
+    if var first = all.first {
+      first.more = Array(all.dropFirst())
       throw first
     }
     guard let name, let baseURL, let banners else {

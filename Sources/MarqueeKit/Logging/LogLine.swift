@@ -88,12 +88,45 @@ public enum LogLine {
     case .warning: text += "warning: "
     default: break
     }
-    if let item = e.item { text += item + ": " }
+    if let item = e.item { text += printable(item) + ": " }
     text += "\(e.stage.rawValue) \(e.event.rawValue.replacingOccurrences(of: "_", with: " "))"
     if let d = e.duration { text += " in " + seconds(d) }
-    if let m = e.message { text += ": " + m }
-    if let err = e.error { text += (e.message == nil ? ": " : " (") + err + (e.message == nil ? "" : ")") }
+    if let m = e.message { text += ": " + printable(m) }
+    if let err = e.error { text += (e.message == nil ? ": " : " (") + printable(err) + (e.message == nil ? "" : ")") }
     return text
+  }
+
+  /// `text` with every character that could forge or hide log content
+  /// escaped: C0 and C1 control characters and DEL (`\n`, `\r`, `\t`, else
+  /// `\u{1b}` …) and the Unicode bidirectional overrides and isolates
+  /// (U+202A–U+202E, U+2066–U+2069). File names and reasons come from
+  /// untrusted sources: a name with a newline must not start a new log
+  /// line, nor an escape sequence drive the terminal. When anything is
+  /// escaped, backslashes are doubled too, so the line reads back
+  /// unambiguously.
+  public static func printable(_ text: String) -> String {
+    guard text.unicodeScalars.contains(where: needsEscape) else { return text }
+    var out = ""
+    for scalar in text.unicodeScalars {
+      switch scalar {
+      case "\\": out += "\\\\"
+      case "\n": out += "\\n"
+      case "\r": out += "\\r"
+      case "\t": out += "\\t"
+      default:
+        if needsEscape(scalar) {
+          out += "\\u{\(String(scalar.value, radix: 16))}"
+        } else {
+          out.unicodeScalars.append(scalar)
+        }
+      }
+    }
+    return out
+  }
+
+  private static func needsEscape(_ s: Unicode.Scalar) -> Bool {
+    s.value < 0x20 || (0x7F...0x9F).contains(s.value) || (0x202A...0x202E).contains(s.value)
+      || (0x2066...0x2069).contains(s.value)
   }
 
   /// `0.42 s`, `3.2 s`, `1 min 05 s`.

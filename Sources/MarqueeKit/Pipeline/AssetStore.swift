@@ -18,9 +18,14 @@ internal import CFileSystem
 /// bundles hard-link their files, so an object whose files have one link
 /// left is used by no published bundle.
 struct AssetStore: Sendable {
+  /// `<out>/.marquee/store`.
   let root: URL
+  /// `<out>`: files of the store are reached from it without following
+  /// links (`FileSystem.ownedIdentity`, `readOwnedFile`).
+  let outputRoot: URL
 
   init(outputRoot: URL) {
+    self.outputRoot = outputRoot
     root = outputRoot.appendingPathComponent(".marquee/store", isDirectory: true)
   }
 
@@ -28,8 +33,13 @@ struct AssetStore: Sendable {
   var temporary: URL { root.appendingPathComponent("tmp", isDirectory: true) }
   var sourceDigests: URL { root.appendingPathComponent("sources", isDirectory: true) }
 
+  /// The store's folders relative to the output root.
+  static let folders = [".marquee/store/objects", ".marquee/store/tmp", ".marquee/store/sources"]
+
+  /// Creates the store's folders, refusing a symbolic link or a file at
+  /// any of them (`FileSystem.prepareOwnedFolders`).
   func prepare() throws(StoreError) {
-    for folder in [objects, temporary, sourceDigests] { try FileSystem.makeDirectory(folder) }
+    try FileSystem.prepareOwnedFolders(root: outputRoot, Self.folders)
   }
 
   func object(_ hash: String) -> URL { objects.appendingPathComponent(hash, isDirectory: true) }
@@ -40,8 +50,8 @@ struct AssetStore: Sendable {
   /// The record of a complete object, or `nil` when there is none (or it is
   /// unreadable, or of another record format).
   func record(_ hash: String) -> StoredItem? {
-    let url = object(hash).appendingPathComponent(StoredItem.recordName)
-    guard let data = try? Data(contentsOf: url),
+    guard hash.count == 64, hash.allSatisfy({ $0.isHexDigit }),
+          let data = try? FileSystem.readOwnedFile(root: outputRoot, ".marquee/store/objects/\(hash)/\(StoredItem.recordName)", limit: 16 << 20),
           let record = try? JSONDecoder().decode(StoredItem.self, from: data),
           record.format == StoredItem.recordFormat, record.hash == hash
     else { return nil }
@@ -51,10 +61,13 @@ struct AssetStore: Sendable {
   /// Whether every file of the record is still there with its recorded size
   /// and modification time (bundles hard-link store files, so a bundle file
   /// edited in place would edit the store's too).
+  /// Every file must be a regular file reached without a symbolic link
+  /// (`FileSystem.ownedIdentity`): a planted link would be hard-linked
+  /// into the bundle and published.
   func isIntact(_ record: StoredItem) -> Bool {
-    let folder = files(record.hash)
-    return record.files.allSatisfy { file in
-      guard let id = FileSystem.identity(folder.appendingPathComponent(file.path)) else { return false }
+    record.files.allSatisfy { file in
+      guard let id = FileSystem.ownedIdentity(root: outputRoot, ".marquee/store/objects/\(record.hash)/files/\(file.path)"),
+            id.isRegularFile else { return false }
       return id.size == file.size && (file.modified == nil || file.modified == id.modified)
     }
   }
@@ -118,30 +131,43 @@ struct AssetStore: Sendable {
 
   // MARK: - Source digests
 
-  /// SHA-256 of a source file, from a cache keyed by its path and `stat`
+  /// SHA-256 of a source file, from a cache keyed by its path and `fstat`
   /// identity (device, inode, size, modification and change times in ns),
   /// so an unchanged multi-gigabyte source is not read again. A file
   /// modified in the last two seconds is hashed but not cached, so an edit
   /// within the file system's timestamp granularity cannot hide.
   ///
-  /// - Throws: `StoreError` (not an I/O error of the output) when the
-  ///   source cannot be read.
-  func sourceDigest(_ url: URL) throws(StoreError) -> String {
-    guard let id = FileSystem.identity(url) else {
-      throw StoreError("\(url.path): \(FileSystem.errnoText(errno))")
+  /// The source is opened once (`ReadableFile`: a regular file only, never
+  /// blocking on a FIFO, a link followed) and its size checked against
+  /// `maxFileSize` before a byte is hashed; the identity and the bytes come
+  /// from that one descriptor.
+  ///
+  /// - Throws: `StoreError` (not an I/O error of the output) whose text is
+  ///   the reason alone (`file not found`, `not a regular file (a FIFO)`,
+  ///   the size limit) when the source cannot be used.
+  func sourceDigest(_ url: URL, maxFileSize: Int64 = .max) throws(StoreError) -> String {
+    let file: ReadableFile
+    do {
+      file = try ReadableFile.open(path: url.path)
+      try InputLimits(maxFileSize: maxFileSize).check(file)
+    } catch {
+      throw StoreError(error.reason)
     }
+    let id = file.identity
     let key = SHA256.hash("v1\0\(url.path)\0\(id.device)\0\(id.inode)\0\(id.size)\0\(id.modified)\0\(id.changed)").hex
-    let cache = sourceDigests.appendingPathComponent(key)
-    if let cached = try? String(contentsOf: cache, encoding: .utf8), cached.count == 64 {
-      try? FileManager.default.setAttributes([.modificationDate: Date()], ofItemAtPath: cache.path)
+    if let data = try? FileSystem.readOwnedFile(root: outputRoot, ".marquee/store/sources/\(key)", limit: 64),
+       let cached = String(data: data, encoding: .utf8), cached.count == 64,
+       cached.allSatisfy({ $0.isHexDigit }) {
+      try? FileManager.default.setAttributes([.modificationDate: Date()],
+                                             ofItemAtPath: sourceDigests.appendingPathComponent(key).path)
       return cached
     }
     let digest: String
-    do { digest = try SHA256.hash(fileAt: url).hex } catch {
-      throw StoreError("\(url.path): cannot read: \(FileSystem.describe(error))")
+    do { digest = try SHA256.hash(file: file).hex } catch {
+      throw StoreError("cannot read: \(error.reason)")
     }
     let age = Date().timeIntervalSince1970 - Double(id.modified) / 1e9
-    if age > 2 { try? FileSystem.writeAtomically(Data(digest.utf8), to: cache) }
+    if age > 2 { try? FileSystem.writeAtomically(Data(digest.utf8), to: sourceDigests.appendingPathComponent(key)) }
     return digest
   }
 
@@ -180,8 +206,9 @@ struct AssetStore: Sendable {
       let recordURL = object(name).appendingPathComponent(StoredItem.recordName)
       guard let recordID = FileSystem.identity(recordURL),
             now.timeIntervalSince1970 - Double(recordID.modified) / 1e9 > maxAge else { continue }
-      let folder = files(name)
-      let unused = record.files.allSatisfy { (FileSystem.identity(folder.appendingPathComponent($0.path))?.links ?? 1) <= 1 }
+      let unused = record.files.allSatisfy {
+        (FileSystem.ownedIdentity(root: outputRoot, ".marquee/store/objects/\(name)/files/\($0.path)")?.links ?? 1) <= 1
+      }
       if unused {
         discard(name)
         count += 1

@@ -86,8 +86,7 @@ struct BuildRun: Sendable {
   func execute() async throws(BundleError) -> BuildReport {
     let started = Date()
     do {
-      try FileSystem.makeDirectory(root)
-      try store.prepare()
+      try FileSystem.prepareOwnedFolders(root: root, AssetStore.folders + [".marquee/staging", ".marquee/locks"])
     } catch {
       throw BundleError(kind: .io, reason: "cannot prepare the output root: \(error)")
     }
@@ -107,7 +106,8 @@ struct BuildRun: Sendable {
     if shard == nil {
       let lockURL = BundleLock.url(outputRoot: root, bundleName: job.name)
       do {
-        lock = try await BundleLock.acquire(url: lockURL, wait: options.waitForLock, command: options.commandDescription) { holder in
+        lock = try await BundleLock.acquire(outputRoot: root, bundleName: job.name, wait: options.waitForLock,
+                                            command: options.commandDescription) { holder in
           emit(.lock, .waiting, message: "bundle is locked by \(holder); waiting")
         }
       } catch let busy as BundleLock.Busy {
@@ -275,14 +275,14 @@ struct BuildRun: Sendable {
     let fingerprints = await Self.boundedMap(selected, limit: options.jobs, budget: budget) { i -> Result<ItemFingerprint, ItemFailure> in
       let spec = specs[i]
       let digest: String
-      do throws(StoreError) { digest = try store.sourceDigest(spec.source) } catch {
+      do throws(StoreError) { digest = try store.sourceDigest(spec.source, maxFileSize: settings.maxFileSize) } catch {
         return .failure(ItemFailure(id: spec.id, source: spec.sourceText, reason: Self.sourceProblem(spec.source, error)))
       }
       guard case .image(let poster, let posterText) = spec.cover else {
         return .success(ItemFingerprint(spec: spec, settings: settings, sourceDigest: digest))
       }
       do throws(StoreError) {
-        let posterDigest = try store.sourceDigest(poster)
+        let posterDigest = try store.sourceDigest(poster, maxFileSize: settings.maxFileSize)
         return .success(ItemFingerprint(spec: spec, settings: settings, sourceDigest: digest, posterDigest: posterDigest))
       } catch {
         return .failure(ItemFailure(id: spec.id, source: posterText,
@@ -371,13 +371,7 @@ struct BuildRun: Sendable {
   /// Why a source could not be fingerprinted, in `validate`'s words and
   /// without its path: the failure names the source as written in the job.
   static func sourceProblem(_ source: URL, _ error: StoreError) -> String {
-    let path = source.path
-    var isDirectory: ObjCBool = false
-    guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return "file not found" }
-    if isDirectory.boolValue { return "is a folder, not a media file" }
-    if !FileManager.default.isReadableFile(atPath: path) { return "file cannot be read (permissions)" }
-    let text = error.description
-    return text.hasPrefix(path + ": ") ? String(text.dropFirst(path.count + 2)) : text
+    error.description
   }
 
   /// Builds one item into a store temporary folder, checks its outputs and
@@ -578,6 +572,9 @@ struct BuildRun: Sendable {
 /// nothing there, an empty folder, or a folder holding `banners.json`.
 func bundleReplaceProblem(at url: URL) -> String? {
   let fm = FileManager.default
+  if let id = FileSystem.identity(url), id.isSymbolicLink {
+    return "\(url.path) is a symbolic link; not replacing it (a bundle is a real folder: remove the link, or choose another --out or job name)"
+  }
   var isDirectory: ObjCBool = false
   guard fm.fileExists(atPath: url.path, isDirectory: &isDirectory) else { return nil }
   guard isDirectory.boolValue else {

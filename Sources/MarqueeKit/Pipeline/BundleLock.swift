@@ -16,6 +16,11 @@ import Darwin
 /// is never stale. The holder writes its host, process id, start time and
 /// command into the file for the message a second run prints. The file
 /// itself is never removed (removing a lock file races with a waiter).
+///
+/// The file is opened without following a symbolic link on the way or at
+/// the end, and must be a regular file with one link
+/// (`FileSystem.openOwnedFileForWriting`): the holder truncates it, so a
+/// planted link would otherwise truncate whatever file it names.
 final class BundleLock {
   private var descriptor: Int32
   /// Whether this process holds the lock: only the holder writes or clears
@@ -38,21 +43,25 @@ final class BundleLock {
 
   /// The lock file for `bundleName` under `outputRoot`.
   static func url(outputRoot: URL, bundleName: String) -> URL {
-    outputRoot.appendingPathComponent(".marquee/locks/\(bundleName).lock")
+    outputRoot.appendingPathComponent(relativePath(bundleName: bundleName))
   }
 
-  /// Takes the lock.
+  /// The lock file relative to the output root.
+  static func relativePath(bundleName: String) -> String { ".marquee/locks/\(bundleName).lock" }
+
+  /// Takes the lock of `bundleName` under `outputRoot`.
   ///
   /// - Parameters:
   ///   - wait: wait for the holder to finish instead of failing.
   ///   - onWait: called once with the holder's description before waiting.
   ///   - command: what this run is, written for others to read.
   /// - Throws: `Busy` naming the holder when the lock is taken and `wait`
-  ///   is false; `StoreError` when the lock file cannot be opened.
-  static func acquire(url: URL, wait: Bool, command: String, onWait: (String) -> Void) async throws -> BundleLock {
-    try FileSystem.makeDirectory(url.deletingLastPathComponent())
-    let fd = open(url.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-    guard fd >= 0 else { throw FileSystem.failure("cannot open the lock file", url.path) }
+  ///   is false; `StoreError` when the lock file cannot be opened, or is a
+  ///   link, not a regular file, or has other hard links.
+  static func acquire(outputRoot: URL, bundleName: String, wait: Bool, command: String,
+                      onWait: (String) -> Void) async throws -> BundleLock {
+    let url = Self.url(outputRoot: outputRoot, bundleName: bundleName)
+    let fd = try FileSystem.openOwnedFileForWriting(root: outputRoot, relativePath(bundleName: bundleName))
     let lock = BundleLock(descriptor: fd, url: url)
     if marquee_flock(fd, 1, 0) != 0 {
       let code = errno

@@ -81,7 +81,7 @@ enum FileSystem {
     (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []
   }
 
-  /// What `stat(2)` says about a path.
+  /// What `lstat(2)` says about a path.
   struct Identity: Sendable, Equatable {
     var device: Int64
     var inode: Int64
@@ -89,17 +89,115 @@ enum FileSystem {
     var modified: Int64
     var changed: Int64
     var links: Int64
+    /// `st_mode & S_IFMT`.
+    var type: Int32 = 0
+
+    var isRegularFile: Bool { type == marquee_type_regular() }
+    var isDirectory: Bool { type == marquee_type_directory() }
+    var isSymbolicLink: Bool { type == marquee_type_link() }
   }
 
+  private static func identity(_ values: [CLongLong]) -> Identity {
+    Identity(device: values[0], inode: values[1], size: values[2], modified: values[3], changed: values[4],
+             links: values[5], type: Int32(values[6]))
+  }
+
+  /// `lstat(2)` of a path Marquee owns: a symbolic link at the end is
+  /// described as a link, never followed.
   static func identity(_ url: URL) -> Identity? {
-    var values = [Int64](repeating: 0, count: 6)
-    let status = values.withUnsafeMutableBufferPointer { buffer -> Int32 in
-      buffer.baseAddress.map { base in
-        base.withMemoryRebound(to: CLongLong.self, capacity: 6) { marquee_stat_identity(url.path, $0) }
-      } ?? -1
+    var values = [CLongLong](repeating: 0, count: 8)
+    guard marquee_lstat_identity(url.path, &values) == 0 else { return nil }
+    return identity(values)
+  }
+
+  // MARK: - Marquee's own state: no links followed
+
+  /// `lstat` of `relative` under `root` with no symbolic link followed on
+  /// the way (`marquee_lstat_beneath`); `nil` when it is missing, leaves
+  /// `root`, or a folder on the way is a link.
+  static func ownedIdentity(root: URL, _ relative: String) -> Identity? {
+    var values = [CLongLong](repeating: 0, count: 8)
+    guard marquee_lstat_beneath(root.path, relative, &values) == 0 else { return nil }
+    return identity(values)
+  }
+
+  /// The bytes of a regular file `relative` under `root`, reached without
+  /// following a symbolic link (`ReadableFile.open(_:beneath:)`), at most
+  /// `limit` bytes.
+  ///
+  /// - Throws: `MediaIOError` when it is missing, a link, not a regular
+  ///   file, larger than `limit` or unreadable.
+  static func readOwnedFile(root: URL, _ relative: String, limit: Int64) throws(MediaIOError) -> Data {
+    try ReadableFile.open(relative, beneath: root.path).readAll(limit: limit)
+  }
+
+  /// Creates (where missing) and checks the folders Marquee keeps its state
+  /// in, each given relative to `root` (`.marquee/store/objects`, …): every
+  /// component is created with `mkdirat` and opened with `O_DIRECTORY |
+  /// O_NOFOLLOW` under the one before, so a symbolic link or a file planted
+  /// at any of them is refused instead of being written through. `root`
+  /// itself (the output root the user chose) may be a link.
+  ///
+  /// - Throws: `StoreError` (an output I/O error) naming the path.
+  static func prepareOwnedFolders(root: URL, _ relatives: [String]) throws(StoreError) {
+    try makeDirectory(root)
+    for relative in relatives {
+      var path = ""
+      var parent = marquee_open_directory(root.path)
+      guard parent >= 0 else { throw failure("cannot open the output root", root.path) }
+      defer { close(parent) }
+      for component in relative.split(separator: "/").map(String.init) {
+        path = path.isEmpty ? component : path + "/" + component
+        let fd = marquee_open_directory_at(parent, component, 1)
+        guard fd >= 0 else {
+          let code = errno
+          let full = root.appendingPathComponent(path).path
+          if code == ELOOP || code == ENOTDIR {
+            throw StoreError("\(full) is a symbolic link or not a folder: Marquee keeps its state in real folders and follows no link there (remove it)",
+                             isIO: true)
+          }
+          throw failure("cannot create", full, code)
+        }
+        close(parent)
+        parent = fd
+      }
     }
-    guard status == 0 else { return nil }
-    return Identity(device: values[0], inode: values[1], size: values[2], modified: values[3], changed: values[4], links: values[5])
+  }
+
+  /// Opens (creating it if missing) the regular file `relative` under
+  /// `root` for reading and writing, following no symbolic link on the way
+  /// or at the end, and refuses anything but a regular file with a single
+  /// link: a FIFO would block, and a hard link to another file would make
+  /// a write here change that file.
+  ///
+  /// - Returns: the descriptor (`O_RDWR | O_CLOEXEC`).
+  /// - Throws: `StoreError` (an output I/O error) naming the path.
+  static func openOwnedFileForWriting(root: URL, _ relative: String) throws(StoreError) -> Int32 {
+    let full = root.appendingPathComponent(relative).path
+    let fd = marquee_open_beneath(root.path, relative, O_RDWR | O_CREAT | marquee_flag_nonblock(), 0o644, 1)
+    guard fd >= 0 else {
+      let code = errno
+      if code == ELOOP || code == ENOTDIR {
+        throw StoreError("\(full) is a symbolic link or passes through one: Marquee follows no link in its own state (remove it)",
+                         isIO: true)
+      }
+      throw failure("cannot open", full, code)
+    }
+    var values = [CLongLong](repeating: 0, count: 8)
+    guard marquee_fstat_identity(fd, &values) == 0 else {
+      let code = errno
+      close(fd)
+      throw failure("cannot stat", full, code)
+    }
+    let id = identity(values)
+    guard id.isRegularFile, id.links == 1 else {
+      close(fd)
+      let what = id.isRegularFile ? "has \(id.links) hard links" : "is not a regular file"
+      throw StoreError("\(full) \(what): Marquee writes only its own files (remove it)", isIO: true)
+    }
+    let flags = fcntl(fd, F_GETFL)
+    if flags >= 0 { _ = fcntl(fd, F_SETFL, flags & ~marquee_flag_nonblock()) }
+    return fd
   }
 
   /// Every regular file under `folder`, as sorted relative paths with sizes.

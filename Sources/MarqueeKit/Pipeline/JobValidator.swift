@@ -40,20 +40,13 @@ public enum JobValidator {
     for spec in job.banners {
       let path = spec.jsonPath + ".source"
       func problem(_ reason: String) { problems.append(JobProblem(file: file, path: path, reason: "\(reason) (\(spec.sourceText))")) }
-      var isDirectory: ObjCBool = false
-      guard FileManager.default.fileExists(atPath: spec.source.path, isDirectory: &isDirectory) else {
-        problem("file not found")
+      // One descriptor, checked by fstat before anything reads it: a FIFO
+      // or a device is refused instead of blocking or reading for ever.
+      let source: ReadableFile
+      do { source = try ReadableFile.open(path: spec.source.path) } catch {
+        problem(error.reason)
         continue
       }
-      if isDirectory.boolValue {
-        problem("is a folder, not a media file")
-        continue
-      }
-      guard let handle = FileHandle(forReadingAtPath: spec.source.path) else {
-        problem("file cannot be read (permissions)")
-        continue
-      }
-      try? handle.close()
       if case .image(let poster, let text) = spec.cover {
         let posterPath = spec.jsonPath + ".cover.image"
         if let reason = checkPoster(poster, limits: limits, background: s.background) {
@@ -63,13 +56,13 @@ public enum JobValidator {
       switch spec.kind {
       case .video:
         do {
-          let input = try InputContainer(path: spec.source.path, allowedFormats: InputContainer.videoFormats, limits: limits)
+          let input = try InputContainer(file: source, path: spec.source.path, allowedFormats: InputContainer.videoFormats, limits: limits)
           if input.bestStream(.video) == nil { problem("has no video stream") }
         } catch {
           problem(error.reason)
         }
       case .image:
-        do { _ = try ImageSource.open(path: spec.source.path, limits: limits) } catch {
+        do { _ = try ImageSource.open(file: source, path: spec.source.path, limits: limits) } catch {
           problem(error.reason)
         }
       }

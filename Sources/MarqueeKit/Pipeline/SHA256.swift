@@ -130,6 +130,25 @@ public struct SHA256: Sendable {
     return h.finalize()
   }
 
+  /// The digest of an opened file's first `size` bytes (its size at
+  /// open), read in 1 MiB chunks with `pread`.
+  ///
+  /// - Throws: `MediaIOError` with function `read` when a read fails or
+  ///   the file shrank meanwhile.
+  public static func hash(file: ReadableFile) throws(MediaIOError) -> Digest {
+    var h = SHA256()
+    var buffer = [UInt8](repeating: 0, count: 1 << 20)
+    var offset: Int64 = 0
+    while offset < file.size {
+      let n = buffer.withUnsafeMutableBytes { file.read(at: offset, into: $0) }
+      if n < 0 { throw MediaIOError(code: 0, function: "read", context: file.name, reason: String(cString: strerror(errno))) }
+      if n == 0 { throw MediaIOError(code: 0, function: "read", context: file.name, reason: "the file shrank while it was read") }
+      buffer.withUnsafeBytes { h.update(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
+      offset += Int64(n)
+    }
+    return h.finalize()
+  }
+
   // MARK: - Compression function
 
   private static let k: [UInt32] = [

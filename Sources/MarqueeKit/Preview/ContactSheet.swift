@@ -55,9 +55,11 @@ struct ContactSheet {
     _ path: String?, banner: PreviewBanner, bundle: URL, warnings: inout [String]
   ) -> RGBAImage? {
     guard let path else { return nil }
-    let file = bundle.appendingPathComponent(path).path
     do {
-      let decoded = try ImageDecoder.decodeFirstFrame(path: file, limits: InputLimits()).image
+      // No link inside the bundle is followed, and the default decode
+      // limits apply: a bundle's files are as untrusted as any source.
+      let file = try ReadableFile.open(path, beneath: bundle.path)
+      let decoded = try ImageDecoder.decodeFirstFrame(file: file, path: path, limits: InputLimits()).image
       let height = tileHeight
       let width = max(1, min(Self.maxAspect * height, (decoded.width * height + decoded.height / 2) / decoded.height))
       return try PixelConverter.resize(decoded, width: width, height: height)

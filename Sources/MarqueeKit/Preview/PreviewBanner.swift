@@ -133,31 +133,38 @@ struct BundlePathResolver {
   /// The bundle-relative path of the file `url` names, or `nil` when no
   /// file of the bundle matches.
   ///
-  /// An absolute `http(s)` URL is reduced to its path; the path's
-  /// components are percent-decoded and the longest suffix that names a
-  /// regular file inside the bundle wins (so `https://cdn/home/videos/a/
-  /// cover.webp` maps to `videos/a/cover.webp`). `..` and empty components
-  /// are never followed out of the bundle.
+  /// An absolute `http(s)` URL is reduced to its path; the path is
+  /// percent-decoded *before* it is split into components (so an encoded
+  /// `%2F..%2F` is a `..` like any other), and the longest suffix that
+  /// names a regular file inside the bundle, reached without a symbolic
+  /// link, wins (so `https://cdn/home/videos/a/cover.webp` maps to
+  /// `videos/a/cover.webp`). A path with a `..`, `.` or empty component,
+  /// a NUL or a backslash after decoding is refused whole: it names no file
+  /// of the bundle.
   mutating func path(for url: String) -> String? {
     var path = url
-    if let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(),
-      scheme == "http" || scheme == "https"
-    {
+    if let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased() {
+      guard scheme == "http" || scheme == "https" else { return nil }
+      // `URL.path` is already percent-decoded.
       path = parsed.path
-    } else if let query = path.firstIndex(where: { $0 == "?" || $0 == "#" }) {
-      path = String(path[..<query])
+    } else {
+      if let query = path.firstIndex(where: { $0 == "?" || $0 == "#" }) {
+        path = String(path[..<query])
+      }
+      guard let decoded = path.removingPercentEncoding else { return nil }
+      path = decoded
     }
-    let components = path.split(separator: "/").map { part -> String in
-      String(part).removingPercentEncoding ?? String(part)
-    }
-    guard !components.contains(where: { $0 == ".." || $0 == "." || $0.isEmpty }) else { return nil }
-    var starts = Array(0..<components.count)
-    if let known = knownPrefix, known < components.count {
+    guard !path.contains("\0"), !path.contains("\\") else { return nil }
+    let components = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+    let trimmed = components.first == "" ? Array(components.dropFirst()) : components
+    guard !trimmed.isEmpty, !trimmed.contains(where: { $0 == ".." || $0 == "." || $0.isEmpty }) else { return nil }
+    var starts = Array(0..<trimmed.count)
+    if let known = knownPrefix, known < trimmed.count {
       starts.removeAll { $0 == known }
       starts.insert(known, at: 0)
     }
     for start in starts {
-      let candidate = components[start...].joined(separator: "/")
+      let candidate = trimmed[start...].joined(separator: "/")
       if isFile(candidate) {
         knownPrefix = start
         return candidate
@@ -175,10 +182,8 @@ struct BundlePathResolver {
     return isFile(dark) ? dark : nil
   }
 
+  /// A regular file inside the bundle, reached without a symbolic link.
   private func isFile(_ relative: String) -> Bool {
-    var isDirectory: ObjCBool = false
-    let full = bundle.appendingPathComponent(relative).path
-    return FileManager.default.fileExists(atPath: full, isDirectory: &isDirectory)
-      && !isDirectory.boolValue
+    FileSystem.ownedIdentity(root: bundle, relative)?.isRegularFile == true
   }
 }

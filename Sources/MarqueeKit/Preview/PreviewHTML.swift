@@ -54,7 +54,15 @@ struct PreviewHTML {
     var out = "<section class=\"banner\" id=\"banner-\(escape(banner.id))\" data-banner-id=\"\(escape(banner.id))\">\n"
     out += "<h2>\(escape(banner.id))</h2>\n"
     out += "<p class=\"meta\">\(escape(meta.joined(separator: " · ")))"
-    if let link = banner.link { out += " · link: <a href=\"\(escape(link))\">\(escape(link))</a>" }
+    if let link = banner.link {
+      // Only an http(s) URL becomes a link (`javascript:`, `data:` … stay
+      // text); it goes into the attribute escaped for it.
+      if HTTPURLRule.problem(with: link) == nil {
+        out += " · link: <a href=\"\(escape(link))\" rel=\"noopener noreferrer\">\(escape(link))</a>"
+      } else {
+        out += " · link (not http(s), not linked): <code>\(escape(link))</code>"
+      }
+    }
     out += "</p>\n<div class=\"pair\">\n"
     switch banner.kind {
     case .video:

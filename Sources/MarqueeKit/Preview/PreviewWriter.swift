@@ -76,8 +76,8 @@ public struct PreviewWriter: Sendable {
   public func write(bundle: URL) throws(PreviewError) -> PreviewResult {
     let manifestURL = bundle.appendingPathComponent("banners.json")
     let data: Data
-    do { data = try Data(contentsOf: manifestURL) } catch {
-      throw PreviewError("cannot read \(manifestURL.path): \(error.localizedDescription)")
+    do { data = try FileSystem.readOwnedFile(root: bundle, "banners.json", limit: 16 << 20) } catch {
+      throw PreviewError("cannot read \(manifestURL.path): \(error.reason)")
     }
     let banners = try PreviewBanner.parse(data, bundle: bundle)
     var warnings: [String] = []

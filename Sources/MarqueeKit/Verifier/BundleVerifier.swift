@@ -32,8 +32,7 @@ public struct BundleVerifier: Sendable {
 
   public func verify(bundle: URL) -> VerifyReport {
     var report = VerifyReport(violations: [], warnings: [], itemCount: 0, fileCount: 0)
-    let manifestURL = bundle.appendingPathComponent("banners.json")
-    guard let data = try? Data(contentsOf: manifestURL) else {
+    guard let data = try? FileSystem.readOwnedFile(root: bundle, "banners.json", limit: 16 << 20) else {
       report.violations.append(Violation(item: nil, file: "banners.json", problem: "missing or unreadable"))
       return report
     }
@@ -175,9 +174,7 @@ struct BundleURLResolver {
     // The longest suffix of the path that names a bundle file.
     for start in segments.indices {
       let relative = segments[start...].joined(separator: "/").removingPercentEncoding ?? ""
-      var isDirectory: ObjCBool = false
-      if !relative.isEmpty, FileManager.default.fileExists(atPath: bundle.appendingPathComponent(relative).path, isDirectory: &isDirectory),
-         !isDirectory.boolValue {
+      if !relative.isEmpty, FileSystem.ownedIdentity(root: bundle, relative)?.isRegularFile == true {
         let encodedSuffix = segments[start...].joined(separator: "/")
         base = String(first.dropLast(encodedSuffix.count + (components.percentEncodedQuery.map { $0.count + 1 } ?? 0)
                                         + (components.percentEncodedFragment.map { $0.count + 1 } ?? 0)))

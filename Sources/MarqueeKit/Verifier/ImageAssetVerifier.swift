@@ -23,8 +23,11 @@ struct ImageAssetVerifier {
   static let maxAnimationFrames = 20
   /// …and 10 MB of decoded RGBA.
   static let maxAnimationBytes = 10 * 1024 * 1024
-  /// Outputs are ours, so only sanity limits apply when opening them.
-  static let openLimits = InputLimits(maxFileSize: 1 << 31, maxPixels: 268_435_456, maxDuration: .infinity)
+  /// A bundle's files are untrusted like any input: the default source
+  /// limits apply (40 MP a picture, 2 GiB a file), far above what Marquee
+  /// writes, so a small file that decodes to gigabytes is refused from its
+  /// header.
+  static let openLimits = InputLimits(maxDuration: .infinity)
 
   let assets: ImageAssets
   let files: AssetFiles
@@ -75,8 +78,7 @@ struct ImageAssetVerifier {
     fileCount += 1
     let source: ImageSource
     do {
-      source = try ImageSource.open(path: files.url(file.path).path, limits: Self.openLimits,
-                                    maxAnimationPixels: Int.max)
+      source = try files.image(file.path, limits: Self.openLimits)
     } catch {
       fail(file.path, "\(file.key): not a readable image: \(error.reason)")
       return

@@ -87,7 +87,7 @@ struct VideoAssetVerifier {
   /// Checks the master playlist and every media playlist and segment.
   /// Returns the largest variant's resolution.
   private mutating func checkHLS(master: String) -> (Int, Int)? {
-    guard files.size(master) != nil, let text = try? String(contentsOf: files.url(master), encoding: .utf8) else {
+    guard let text = files.text(master) else {
       fail(master, "master playlist is missing or unreadable")
       return nil
     }
@@ -171,7 +171,7 @@ struct VideoAssetVerifier {
       fail(master, "I-frame playlist URI \(uri) does not stay inside the bundle")
       return
     }
-    guard files.size(path) != nil, let text = try? String(contentsOf: files.url(path), encoding: .utf8) else {
+    guard let text = files.text(path) else {
       fail(path, "I-frame playlist is missing or unreadable")
       return
     }
@@ -208,7 +208,7 @@ struct VideoAssetVerifier {
   private mutating func checkMediaPlaylist(
     _ path: String, resolution: (width: Int, height: Int)?, codecs: String?
   ) -> (starts: [Double], total: Double)? {
-    guard files.size(path) != nil, let text = try? String(contentsOf: files.url(path), encoding: .utf8) else {
+    guard let text = files.text(path) else {
       fail(path, "media playlist is missing or unreadable")
       return nil
     }
@@ -368,7 +368,7 @@ struct VideoAssetVerifier {
     }
     fileCount += 1
     let source: ImageSource
-    do { source = try ImageSource.open(path: files.url(path).path, limits: ImageAssetVerifier.openLimits) } catch {
+    do { source = try files.image(path, limits: ImageAssetVerifier.openLimits) } catch {
       fail(path, "\(key): cover is not a readable image: \(error.reason)")
       return
     }

@@ -76,11 +76,29 @@ struct AssetFiles: Sendable {
   func url(_ path: String) -> URL { root.appendingPathComponent(path) }
   func display(_ path: String) -> String { displayPrefix.isEmpty ? path : displayPrefix + "/" + path }
 
-  /// The file's size, or `nil` when it is missing or not a regular file.
+  /// The file's size, or `nil` when it is missing, not a regular file, or
+  /// reached through a symbolic link (`FileSystem.ownedIdentity`: no link
+  /// inside the bundle is followed, so nothing outside it is checked or
+  /// read as if it were part of it).
   func size(_ path: String) -> Int64? {
-    var isDirectory: ObjCBool = false
-    let p = url(path).path
-    guard FileManager.default.fileExists(atPath: p, isDirectory: &isDirectory), !isDirectory.boolValue else { return nil }
-    return ((try? FileManager.default.attributesOfItem(atPath: p))?[.size] as? NSNumber)?.int64Value
+    guard let id = FileSystem.ownedIdentity(root: root, path), id.isRegularFile else { return nil }
+    return id.size
+  }
+
+  /// Opens a bundle file without following a link (`ReadableFile.open(_:beneath:)`).
+  func open(_ path: String) throws(MediaIOError) -> ReadableFile {
+    try ReadableFile.open(path, beneath: root.path)
+  }
+
+  /// A text file of the bundle (a playlist), at most `limit` bytes, or
+  /// `nil` when it is missing, a link, too large or not UTF-8.
+  func text(_ path: String, limit: Int64 = 16 << 20) -> String? {
+    guard let data = try? open(path).readAll(limit: limit) else { return nil }
+    return String(data: data, encoding: .utf8)
+  }
+
+  /// Opens a bundle image (`ImageSource.open(file:…)`) within `limits`.
+  func image(_ path: String, limits: InputLimits) throws(MediaIOError) -> ImageSource {
+    try ImageSource.open(file: try open(path), path: url(path).path, limits: limits)
   }
 }

@@ -11,18 +11,19 @@ import Foundation
 /// disposal method, so every frame it returns is the full composited
 /// picture (`bgra`, transparent where nothing is drawn).
 enum FFmpegImageFrames {
-  /// libavformat demuxers for each format.
+  /// libavformat demuxers for each format: each reads the one file it is
+  /// given (no `image2`, which expands `%d` patterns in file names).
   static func demuxers(for format: ImageFormat) -> [String] {
     switch format {
     case .png: return ["png_pipe", "apng"]
     case .gif: return ["gif"]
-    default: return ["bmp_pipe", "tiff_pipe", "image2"]
+    default: return ["bmp_pipe", "tiff_pipe"]
     }
   }
 
   /// The picture size libavformat probed (BMP/TIFF headers).
-  static func header(path: String, format: ImageFormat, limits: InputLimits, name: String) throws(MediaIOError) -> ImageHeader {
-    let input = try InputContainer(path: path, allowedFormats: demuxers(for: format), limits: limits)
+  static func header(data: Data, format: ImageFormat, limits: InputLimits, name: String) throws(MediaIOError) -> ImageHeader {
+    let input = try InputContainer(data: data, name: name, allowedFormats: demuxers(for: format), limits: limits)
     guard let stream = input.bestStream(.video), stream.width > 0, stream.height > 0 else {
       throw .failure("avformat_find_stream_info", name, "picture size unknown or invalid")
     }
@@ -30,7 +31,7 @@ enum FFmpegImageFrames {
                        summary: "\(stream.codecName.uppercased()) image")
   }
 
-  /// Decodes the frames of `path` in order, calling `body` with the 0-based
+  /// Decodes the frames of `data` in order, calling `body` with the 0-based
   /// index and the decoded frame (valid only during the call); `body`
   /// returns false to stop.
   ///
@@ -38,9 +39,9 @@ enum FFmpegImageFrames {
   /// after the trailer are common; browsers show the frames they got).
   ///
   /// - Returns: the number of frames decoded.
-  static func decode(path: String, format: ImageFormat, limits: InputLimits, name: String,
+  static func decode(data: Data, format: ImageFormat, limits: InputLimits, name: String,
                      _ body: (Int, Frame) throws(MediaIOError) -> Bool) throws(MediaIOError) -> Int {
-    let input = try InputContainer(path: path, allowedFormats: demuxers(for: format), limits: limits)
+    let input = try InputContainer(data: data, name: name, allowedFormats: demuxers(for: format), limits: limits)
     guard let stream = input.bestStream(.video) else {
       throw .failure("av_find_best_stream", name, "no picture in the file")
     }

@@ -38,20 +38,38 @@ public struct ImageSource: Sendable {
   /// header, refusing it before any decoding when a limit is exceeded.
   ///
   /// - Parameters:
-  ///   - path: a local file.
-  ///   - limits: `maxFileSize` (bytes, checked with `stat` before reading)
-  ///     and `maxPixels` (width × height of one picture or animation
-  ///     canvas, checked from the header).
+  ///   - path: a local file (`ReadableFile.open(path:)`: a regular file,
+  ///     a symbolic link followed).
+  ///   - limits: `maxFileSize` (bytes, checked with `fstat` on the opened
+  ///     file before reading) and `maxPixels` (width × height of one
+  ///     picture or animation canvas, checked from the header).
   ///   - maxAnimationPixels: cap on frame count × canvas pixels.
   /// - Throws: `MediaIOError`; limit errors have `function == "limit"` and a
   ///   reason naming the limit and the value.
   public static func open(path: String, limits: InputLimits,
                           maxAnimationPixels: Int = defaultMaxAnimationPixels) throws(MediaIOError) -> ImageSource {
+    let file = try limits.openSourceFile(atPath: path)
+    return try open(file: file, path: path, limits: limits, maxAnimationPixels: maxAnimationPixels)
+  }
+
+  /// Like `open(path:…)`, for a file already opened (for example with
+  /// `ReadableFile.open(_:beneath:)`). The file is read into memory whole.
+  public static func open(file: ReadableFile, path: String, limits: InputLimits,
+                          maxAnimationPixels: Int = defaultMaxAnimationPixels) throws(MediaIOError) -> ImageSource {
+    try limits.check(file)
+    let data = try file.readAll()
+    return try open(data: data, path: path, limits: limits, maxAnimationPixels: maxAnimationPixels)
+  }
+
+  /// Like `open(path:…)`, for bytes in memory; `path` names them in
+  /// messages. Every parser reads through bounds-checked views, so any
+  /// bytes give a header or a `MediaIOError`.
+  public static func open(data: Data, path: String, limits: InputLimits,
+                          maxAnimationPixels: Int = defaultMaxAnimationPixels) throws(MediaIOError) -> ImageSource {
     let name = (path as NSString).lastPathComponent
-    try limits.checkSourceFile(atPath: path)
-    let data: Data
-    do { data = try Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped) } catch {
-      throw .failure("read", name, "file cannot be read")
+    guard !data.isEmpty else { throw .failure("stat", name, "file is empty") }
+    guard Int64(data.count) <= limits.maxFileSize else {
+      throw .failure("limit", name, "file is \(data.count) bytes, over the max_file_size limit of \(limits.maxFileSize) bytes")
     }
     let header = try data.withByteView { (b) throws(MediaIOError) -> ImageHeader in
       guard let format = ImageFormat.sniff(b) else {
@@ -68,7 +86,7 @@ public struct ImageSource: Sendable {
         return ImageHeader(format: .heif, storedWidth: info.width, storedHeight: info.height,
                            iccProfile: info.icc, summary: info.summary, warnings: info.warnings)
       case .other:
-        return try FFmpegImageFrames.header(path: path, format: .other, limits: limits, name: name)
+        return try FFmpegImageFrames.header(data: data, format: .other, limits: limits, name: name)
       }
     }
     try checkLimits(header, limits: limits, maxAnimationPixels: maxAnimationPixels, name: name)
@@ -167,7 +185,7 @@ public struct ImageSource: Sendable {
       return FrameDecodeSummary(decodedCount: count, warnings: warnings)
     case .png, .gif, .other:
       var conversion = CachedConversion()
-      let count = try FFmpegImageFrames.decode(path: path, format: header.format, limits: InputLimits(maxFileSize: .max, maxPixels: .max, maxDuration: .infinity),
+      let count = try FFmpegImageFrames.decode(data: data, format: header.format, limits: InputLimits(maxFileSize: .max, maxPixels: .max, maxDuration: .infinity),
                                                name: name) { (i, frame) throws(MediaIOError) -> Bool in
         if indices.contains(i) {
           let (image, more) = try FFmpegImageFrames.rgba(frame, name: name, conversion: &conversion)
