@@ -8,7 +8,7 @@ PACKAGES := pkg-config libavformat-dev libavcodec-dev libavfilter-dev \
   libswscale-dev libswresample-dev libavutil-dev libwebp-dev liblcms2-dev \
   libheif-dev libjpeg62-turbo-dev ffmpeg nginx
 
-.PHONY: demo test build setup clean
+.PHONY: demo test build setup clean fuzz fuzz-smoke fuzz-build
 
 # Installs the packages that are missing (apt-get only runs when one is).
 setup:
@@ -68,4 +68,36 @@ test: setup
 	$(SWIFT) test
 
 clean:
-	rm -rf .build Output/demo $(DEMO_MEDIA) dist
+	rm -rf .build .build-fuzz Output/demo $(DEMO_MEDIA) dist
+
+# libFuzzer targets with AddressSanitizer (Fuzz/README.md): `make fuzz` runs
+# each for FUZZ_SECONDS, `make fuzz-smoke` for 30 s (CI). Seeds are generated
+# into .build-fuzz/seeds, findings kept in .build-fuzz/findings/<target>/;
+# a crash, leak or timeout fails the run.
+FUZZ_SECONDS ?= 300
+FUZZ_TARGETS := FuzzJobReader FuzzImageHeaders FuzzPlaylists FuzzManifest
+FUZZ_BUILD := .build-fuzz
+
+fuzz-build: setup
+	@for t in $(FUZZ_TARGETS); do \
+	  MARQUEE_FUZZ=1 $(SWIFT) build --scratch-path $(FUZZ_BUILD) --product $$t \
+	    -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library || exit 1; \
+	done
+
+fuzz: fuzz-build
+	@Fuzz/seeds.sh $(FUZZ_BUILD)/seeds
+	@status=0; for t in $(FUZZ_TARGETS); do \
+	  mkdir -p $(FUZZ_BUILD)/corpus/$$t $(FUZZ_BUILD)/findings/$$t; \
+	  echo "fuzz: $$t for $(FUZZ_SECONDS) s"; \
+	  SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=1 \
+	  $(FUZZ_BUILD)/debug/$$t $(FUZZ_BUILD)/corpus/$$t $(FUZZ_BUILD)/seeds/$$t \
+	    -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=20 -rss_limit_mb=3072 \
+	    -artifact_prefix=$(FUZZ_BUILD)/findings/$$t/ -print_final_stats=1 \
+	    >$(FUZZ_BUILD)/findings/$$t/log.txt 2>&1 || status=1; \
+	  grep -E '^(stat::number_of_executed_units|stat::average_exec_per_sec|stat::peak_rss_mb):' $(FUZZ_BUILD)/findings/$$t/log.txt \
+	    | sed "s/^/  $$t /"; \
+	  grep -E 'ERROR: |SUMMARY: ' $(FUZZ_BUILD)/findings/$$t/log.txt | head -3 | sed "s/^/  $$t /"; \
+	done; exit $$status
+
+fuzz-smoke:
+	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=30

@@ -56,3 +56,15 @@ let package = Package(
     .testTarget(name: "MarqueeKitTests", dependencies: ["MarqueeKit", "MediaIO", "MarqueeTestSupport"]),
   ]
 )
+
+// MARK: - Fuzz targets (libFuzzer, `make fuzz`; see Fuzz/README.md)
+// Only with MARQUEE_FUZZ=1: they link against libFuzzer, which only
+// `-sanitize=fuzzer` brings, so a normal build leaves them out.
+if Context.environment["MARQUEE_FUZZ"] == "1" {
+  package.targets.append(.target(name: "CFuzzDriver", path: "Fuzz/CFuzzDriver"))
+  for name in ["FuzzJobReader", "FuzzImageHeaders", "FuzzPlaylists", "FuzzManifest"] {
+    package.targets.append(.executableTarget(
+      name: name, dependencies: ["MarqueeKit", "MediaIO", "CFuzzDriver"], path: "Fuzz/\(name)",
+      swiftSettings: [.unsafeFlags(["-parse-as-library"])]))
+  }
+}

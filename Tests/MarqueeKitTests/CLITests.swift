@@ -133,9 +133,14 @@ enum TreeSnapshot {
     return result
   }
 
-  /// Names of files that differ (missing on either side, or other bytes).
+  /// The files that differ (missing on either side, or other bytes), each
+  /// with its sizes, digests and first differing offset
+  /// (`ByteComparison`).
   static func differences(_ a: [String: Data], _ b: [String: Data]) -> [String] {
-    Set(a.keys).union(b.keys).sorted().filter { a[$0] != b[$0] }
+    Set(a.keys).union(b.keys).sorted().compactMap { path in
+      guard let x = a[path], let y = b[path] else { return a[path] == nil ? "\(path) (only in the second)" : "\(path) (only in the first)" }
+      return ByteComparison.difference(x, y).map { "\(path): \($0)" }
+    }
   }
 }
 

@@ -103,7 +103,8 @@ struct IncrementalTests {
     #expect(second.published)
     #expect(second.countsSummary == "4 reused, 0 built")
     #expect(!events.all.contains { $0.stage == .encode && $0.event == .started }, "something was encoded")
-    #expect(TreeSnapshot.differences(before, try TreeSnapshot.of(second.bundle)).isEmpty)
+    let changed = TreeSnapshot.differences(before, try TreeSnapshot.of(second.bundle))
+    #expect(changed.isEmpty, "differ: \(changed)")
 
     let cli = try MarqueeCLI.run(["build", fixture.dir.appendingPathComponent("job.json").path, "--out", fixture.out.path])
     #expect(cli.status == 0)
@@ -180,7 +181,8 @@ struct IncrementalTests {
     let again = try MarqueeCLI.run(["build", job, "--out", fixture.out.path, "--rebuild"])
     #expect(again.status == 0, "\(again.stderr)")
     #expect(again.stdoutText.contains("0 reused, 2 built"), "\(again.stdoutText)")
-    #expect(TreeSnapshot.differences(before, try TreeSnapshot.of(fixture.out.appendingPathComponent("home"))).isEmpty)
+    let changed = TreeSnapshot.differences(before, try TreeSnapshot.of(fixture.out.appendingPathComponent("home")))
+    #expect(changed.isEmpty, "differ: \(changed)")
     #expect(try MarqueeCLI.run(["verify", fixture.out.appendingPathComponent("home").path]).status == 0)
   }
 

@@ -441,4 +441,11 @@ struct JobErrorCase: Sendable, CustomTestStringConvertible {
     #expect(first(#"{"a": 1, "b": [1, {"c": {"d": 1, "d": 2}}]}"#) == "b[1].c.d")
     #expect(first(#"{"\ud83d\ude00": 1, "😀": 2}"#) == #"["😀"]"#)
   }
+
+  /// Found by the FuzzJobReader target: `[}` looped for ever (a byte that
+  /// starts no value was skipped as an empty literal, again and again).
+  @Test(.timeLimit(.minutes(1)), arguments: ["[}", "{\"a\": [}]}", "[:", "]"])
+  func strictScannerStopsOnWhatItDoesNotUnderstand(_ json: String) {
+    #expect(JobJSONStrictScanner.firstProblem(in: Data(json.utf8)) == nil)
+  }
 }

@@ -89,7 +89,11 @@ struct JobJSONStrictScanner {
     case UInt8(ascii: "{"): try object(path: path, depth: depth)
     case UInt8(ascii: "["): try array(path: path, depth: depth)
     case UInt8(ascii: "\""): _ = try string()
-    default: skipScalarLiteral()
+    default:
+      // A byte that starts no value (`[}`): stop instead of looping on it.
+      let start = position
+      skipScalarLiteral()
+      if position == start { throw Stop() }
     }
   }
 

@@ -1,0 +1,2 @@
+// Header-only: LLVMFuzzerRunDriver is defined by libFuzzer itself.
+#include "CFuzzDriver.h"
