@@ -78,10 +78,12 @@ FUZZ_SECONDS ?= 300
 FUZZ_TARGETS := FuzzJobReader FuzzImageHeaders FuzzPlaylists FuzzManifest
 FUZZ_BUILD := .build-fuzz
 
+# Release (optimised) builds run the targets 10-30 times faster than debug;
+# -enable-testing lets them reach the internal readers (@testable import).
 fuzz-build: setup
 	@for t in $(FUZZ_TARGETS); do \
-	  MARQUEE_FUZZ=1 $(SWIFT) build --scratch-path $(FUZZ_BUILD) --product $$t \
-	    -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library || exit 1; \
+	  MARQUEE_FUZZ=1 $(SWIFT) build -c release --scratch-path $(FUZZ_BUILD) --product $$t \
+	    -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -enable-testing || exit 1; \
 	done
 
 fuzz: fuzz-build
@@ -89,9 +91,10 @@ fuzz: fuzz-build
 	@status=0; for t in $(FUZZ_TARGETS); do \
 	  mkdir -p $(FUZZ_BUILD)/corpus/$$t $(FUZZ_BUILD)/findings/$$t; \
 	  echo "fuzz: $$t for $(FUZZ_SECONDS) s"; \
+	  case $$t in FuzzImageHeaders) len=65536;; FuzzManifest) len=8192;; *) len=4096;; esac; \
 	  SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=1 \
-	  $(FUZZ_BUILD)/debug/$$t $(FUZZ_BUILD)/corpus/$$t $(FUZZ_BUILD)/seeds/$$t \
-	    -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=20 -rss_limit_mb=3072 \
+	  $(FUZZ_BUILD)/release/$$t $(FUZZ_BUILD)/corpus/$$t $(FUZZ_BUILD)/seeds/$$t \
+	    -max_total_time=$(FUZZ_SECONDS) -max_len=$$len -timeout=20 -rss_limit_mb=3072 \
 	    -artifact_prefix=$(FUZZ_BUILD)/findings/$$t/ -print_final_stats=1 \
 	    >$(FUZZ_BUILD)/findings/$$t/log.txt 2>&1 || status=1; \
 	  grep -E '^(stat::number_of_executed_units|stat::average_exec_per_sec|stat::peak_rss_mb):' $(FUZZ_BUILD)/findings/$$t/log.txt \

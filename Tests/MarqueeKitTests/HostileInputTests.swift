@@ -104,6 +104,18 @@ struct HostileInputTests {
     #expect(validate.stderr.contains("raw H.264/HEVC elementary stream"), "\(validate.stderr)")
   }
 
+  @Test("a truncated HEIF is refused with libheif's reason, read before its context is freed (FuzzImageHeaders, ASan)",
+        .enabled(if: Corpus.skipReason == nil, "\(Corpus.skipReason ?? "")"))
+  func truncatedHEIFReason() throws {
+    let whole = try Data(contentsOf: try Corpus.url("image-heic-iphone11promax-displayp3-grid-2566x3313.heic"))
+    let error = #expect(throws: MediaIOError.self) {
+      try ImageSource.open(data: whole.prefix(65536), path: "cut.heic", limits: InputLimits())
+    }
+    let reason = error?.reason ?? ""
+    #expect(reason.hasPrefix("HEIF cannot be read: ") || reason.hasPrefix("HEIF has no primary image: "), "\(reason)")
+    #expect(!reason.contains("\u{FFFD}"), "\(reason)")
+  }
+
   // MARK: - Job files
 
   @Test("a FIFO as the job file is refused at once; a job file behind a link is size-capped by its target")

@@ -36,14 +36,18 @@ enum HEIFDecoder {
       guard let ctx = heif_context_alloc() else { throw .failure("heif_context_alloc", name, "out of memory") }
       let read = heif_context_read_from_memory_without_copy(ctx, base, b.count, nil)
       guard read.code == heif_error_Ok else {
+        // The message lives in the context: copy it before freeing that
+        // (found by FuzzImageHeaders under AddressSanitizer: use after free).
+        let reason = "HEIF cannot be read: \(HEIFDecoder.text(read))"
         heif_context_free(ctx)
-        throw .failure("heif_context_read_from_memory", name, "HEIF cannot be read: \(HEIFDecoder.text(read))")
+        throw .failure("heif_context_read_from_memory", name, reason)
       }
       var h: OpaquePointer? = nil
       let primary = heif_context_get_primary_image_handle(ctx, &h)
       guard primary.code == heif_error_Ok, let handle = h else {
+        let reason = "HEIF has no primary image: \(HEIFDecoder.text(primary))"
         heif_context_free(ctx)
-        throw .failure("heif_context_get_primary_image_handle", name, "HEIF has no primary image: \(HEIFDecoder.text(primary))")
+        throw .failure("heif_context_get_primary_image_handle", name, reason)
       }
       context = ctx
       self.handle = handle
