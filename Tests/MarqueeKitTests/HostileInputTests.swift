@@ -182,6 +182,10 @@ struct HostileInputTests {
     }
     let error = #expect(throws: JobError.self) { try JobReader().parse(job("a.png", allow: nil).replacingAllowWithString(), jobFileURL: jobURL) }
     #expect(error?.path == "settings.allow_outside_sources", "\(String(describing: error))")
+    // A poster (`cover.image`) is a source like any other.
+    let poster = Data(#"{"name": "home", "banners": [{"id": "v", "type": "video", "source": "media/v.mp4", "cover": {"image": "../outside.png"}}]}"#.utf8)
+    let posterError = #expect(throws: JobError.self) { try JobReader().parse(poster, jobFileURL: jobURL) }
+    #expect(posterError?.path == "banners[0].cover.image", "\(String(describing: posterError))")
   }
 
   // MARK: - Planted state in the output root
