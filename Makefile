@@ -78,11 +78,13 @@ FUZZ_SECONDS ?= 300
 FUZZ_TARGETS := FuzzJobReader FuzzImageHeaders FuzzPlaylists FuzzManifest
 FUZZ_BUILD := .build-fuzz
 
-# Release (optimised) builds run the targets 10-30 times faster than debug;
-# -enable-testing lets them reach the internal readers (@testable import).
+# `make fuzz` builds optimised (the targets run 10-30 times faster), the CI
+# smoke run in debug (it builds several times faster); -enable-testing lets
+# the targets reach the internal readers (@testable import).
+FUZZ_CONFIG ?= release
 fuzz-build: setup
 	@for t in $(FUZZ_TARGETS); do \
-	  MARQUEE_FUZZ=1 $(SWIFT) build -c release --scratch-path $(FUZZ_BUILD) --product $$t \
+	  MARQUEE_FUZZ=1 $(SWIFT) build -c $(FUZZ_CONFIG) --scratch-path $(FUZZ_BUILD) --product $$t \
 	    -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -enable-testing || exit 1; \
 	done
 
@@ -93,7 +95,7 @@ fuzz: fuzz-build
 	  echo "fuzz: $$t for $(FUZZ_SECONDS) s"; \
 	  case $$t in FuzzImageHeaders) len=65536;; FuzzManifest) len=8192;; *) len=4096;; esac; \
 	  SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=1 \
-	  $(FUZZ_BUILD)/release/$$t $(FUZZ_BUILD)/corpus/$$t $(FUZZ_BUILD)/seeds/$$t \
+	  $(FUZZ_BUILD)/$(FUZZ_CONFIG)/$$t $(FUZZ_BUILD)/corpus/$$t $(FUZZ_BUILD)/seeds/$$t \
 	    -max_total_time=$(FUZZ_SECONDS) -max_len=$$len -timeout=20 -rss_limit_mb=3072 \
 	    -artifact_prefix=$(FUZZ_BUILD)/findings/$$t/ -print_final_stats=1 \
 	    >$(FUZZ_BUILD)/findings/$$t/log.txt 2>&1 || status=1; \
@@ -103,4 +105,4 @@ fuzz: fuzz-build
 	done; exit $$status
 
 fuzz-smoke:
-	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=30
+	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=30 FUZZ_CONFIG=debug

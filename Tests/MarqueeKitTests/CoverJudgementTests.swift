@@ -267,7 +267,8 @@ struct CoverJudgementTests {
     for (n, file) in Self.corpusImages.enumerated() {
       banners.append(["id": "i\(n)", "type": "image", "source": try Corpus.url(file).path])
     }
-    try fixture.job(banners, baseURL: nil)
+    // Corpus files lie outside the fixture's folder.
+    try fixture.job(banners, settings: ["allow_outside_sources": true], baseURL: nil)
     let build = try MarqueeCLI.run(["build", "job.json", "--out", "out", "--log-format", "plain"], in: fixture.dir)
     #expect(build.status == 0, "\(build.stderr)")
     let verify = try MarqueeCLI.run(["verify", "out/home"], in: fixture.dir)
