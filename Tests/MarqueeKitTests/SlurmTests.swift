@@ -57,7 +57,7 @@ struct SlurmTests {
     try fixture.clip("a.mp4", hue: 0)
     let long = fixture.dir.appendingPathComponent("long.mp4")
     try SyntheticMedia.writeClip(
-      .init(video: "testsrc2=size=640x360:rate=25,hue=h=60", frameRate: Rational(25, 1), duration: 10, toneHz: 330),
+      .init(video: "testsrc2=size=640x360:rate=25,hue=h=60", frameRate: Rational(25, 1), duration: 6, toneHz: 330),
       to: long.path)
     try fixture.png("c.png")
     try fixture.jpeg("d.jpg")
