@@ -86,7 +86,8 @@ touch "$root"
 find "$cache" -maxdepth 1 -name 'root-*' ! -name "root-$key" -mtime +14 -exec rm -rf {} + 2>/dev/null || true
 
 # ---------------------------------------------------------------- the tarball
-work=/work/dist-test
+home=/work  # the user marquee's home in the image (install-runtime.sh)
+work="$home/dist-test"
 cleanup() { rm -rf "$root/opt/marquee" "$root$work"; }
 trap cleanup EXIT
 cleanup
