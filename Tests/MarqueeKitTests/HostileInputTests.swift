@@ -341,8 +341,59 @@ struct HostileInputTests {
     return try #require((doc?["banners"] as? [[String: Any]])?.first)
   }
 
-  @Test("verify applies the decode limits to a bundle's images: a small PNG of 65536x65536 is refused from its header",
-        .enabled(if: Corpus.skipReason == nil, "\(Corpus.skipReason ?? "")"))
+  /// A black 1-bit greyscale PNG of `side`×`side` pixels, about 200 kB for
+  /// 16000×16000 (the issue's 31 kB file used zlib's best effort): the
+  /// raw rows are all zero bytes (filter 0, black pixels), so the IDAT is
+  /// one literal 0 and then matches of 258 bytes at distance 1 in a fixed
+  /// Huffman deflate block (RFC 1951 §3.2.6).
+  static func blackPNG(side: Int) -> Data {
+    let raw = side * (1 + (side + 7) / 8)
+    var bits: [UInt8] = []
+    var acc: UInt32 = 0, count = 0
+    func put(_ value: UInt32, _ n: Int) {  // LSB first
+      acc |= value << count
+      count += n
+      while count >= 8 { bits.append(UInt8(acc & 0xFF)); acc >>= 8; count -= 8 }
+    }
+    func putHuffman(_ code: UInt32, _ n: Int) {  // Huffman codes MSB first
+      var reversed: UInt32 = 0
+      for i in 0..<n where code & (1 << i) != 0 { reversed |= 1 << (n - 1 - i) }
+      put(reversed, n)
+    }
+    put(1, 1); put(1, 2)  // final block, fixed Huffman
+    putHuffman(0x30, 8)  // literal 0
+    var left = raw - 1
+    while left >= 258 { putHuffman(0xC5, 8); putHuffman(0, 5); left -= 258 }  // length 258 (code 285), distance 1
+    while left > 0 { putHuffman(0x30, 8); left -= 1 }
+    putHuffman(0, 7)  // end of block (256)
+    if count > 0 { bits.append(UInt8(acc & 0xFF)) }
+    let adler = UInt32(raw % 65521) << 16 | 1
+    var zlib = Data([0x78, 0x01]) + Data(bits)
+    withUnsafeBytes(of: adler.bigEndian) { zlib.append(contentsOf: $0) }
+    func crc(_ d: Data) -> UInt32 {
+      var c: UInt32 = 0xFFFF_FFFF
+      for b in d {
+        c ^= UInt32(b)
+        for _ in 0..<8 { c = c & 1 != 0 ? 0xEDB8_8320 ^ (c >> 1) : c >> 1 }
+      }
+      return ~c
+    }
+    func chunk(_ type: String, _ body: Data) -> Data {
+      var d = Data()
+      withUnsafeBytes(of: UInt32(body.count).bigEndian) { d.append(contentsOf: $0) }
+      let typed = Data(type.utf8) + body
+      d += typed
+      withUnsafeBytes(of: crc(typed).bigEndian) { d.append(contentsOf: $0) }
+      return d
+    }
+    var header = Data()
+    withUnsafeBytes(of: UInt32(side).bigEndian) { header.append(contentsOf: $0) }
+    withUnsafeBytes(of: UInt32(side).bigEndian) { header.append(contentsOf: $0) }
+    header += Data([1, 0, 0, 0, 0])  // 1-bit greyscale
+    return Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) + chunk("IHDR", header) + chunk("IDAT", zlib) + chunk("IEND", Data())
+  }
+
+  @Test("verify applies the decode limits to a bundle's images: a small PNG of 16000x16000 is refused from its header")
   func verifyLimitsBundleImages() throws {
     let fixture = try BatchFixture("hostile-huge")
     defer { fixture.remove() }
@@ -350,9 +401,14 @@ struct HostileInputTests {
     let url = try #require((try Self.manifestItem(bundle))["jpeg_url"] as? String)
     let target = bundle.appendingPathComponent(url)
     try FileManager.default.removeItem(at: target)
-    try FileManager.default.copyItem(at: try Corpus.url("image-png-huge-65536x65536-1bit-palette.png"), to: target)
+    let png = Self.blackPNG(side: 16000)
+    #expect(png.count < 256_000, "\(png.count) bytes")
+    try png.write(to: target)
+    let header = try ImageSource.open(path: target.path, limits: InputLimits(maxPixels: 1 << 30)).header
+    #expect(header.width == 16000 && header.height == 16000)
     let report = BundleVerifier().verify(bundle: bundle)
-    #expect(report.violations.contains { $0.problem.contains("over the max_pixels limit") }, "\(report.violations)")
+    #expect(report.violations.contains { $0.problem.contains("16000x16000 = 256000000 pixels, over the max_pixels limit") },
+            "\(report.violations)")
   }
 
   // MARK: - Logs
