@@ -15,6 +15,7 @@
 #include <libavutil/mastering_display_metadata.h>
 #include <libavutil/dict.h>
 #include <libavutil/log.h>
+#include <libavutil/sha.h>
 #include <libswscale/swscale.h>
 #include <libswresample/swresample.h>
 

@@ -106,24 +106,3 @@ public struct BundleError: Error, CustomStringConvertible, Sendable {
 
   public var description: String { reason }
 }
-
-/// Test-only crash points: with `MARQUEE_TEST_CRASH_AT=<point>` in the
-/// environment the process SIGKILLs itself on reaching that point, so tests
-/// can check what a killed run leaves behind at exactly the delicate
-/// moments. Never set outside tests.
-enum CrashPoint: String {
-  /// After the first item is committed to the store.
-  case itemStored = "item-stored"
-  /// After the staging bundle is assembled, before verification.
-  case staged
-  /// After verification, before the switch.
-  case verified
-  /// After the switch, before the old bundle is removed.
-  case exchanged
-
-  static let armed = ProcessInfo.processInfo.environment["MARQUEE_TEST_CRASH_AT"]
-
-  func hit() {
-    if Self.armed == rawValue { TestHooks.killSelf() }
-  }
-}

@@ -66,7 +66,7 @@ struct BuildRun: Sendable {
     store = AssetStore(outputRoot: root)
   }
 
-  var stagingFolder: URL { root.appendingPathComponent(".marquee/staging", isDirectory: true) }
+  var publisher: BundlePublisher { BundlePublisher(root: root, bundle: bundle, jobName: job.name) }
 
   func emit(_ event: BuildEvent) { options.onEvent?(event) }
 
@@ -83,6 +83,8 @@ struct BuildRun: Sendable {
 
   // MARK: - Run
 
+  /// The run, phase by phase: prepare and lock, build or reuse every item,
+  /// then (unless this is a shard) assemble, verify and publish.
   func execute() async throws(BundleError) -> BuildReport {
     let started = Date()
     do {
@@ -90,8 +92,46 @@ struct BuildRun: Sendable {
     } catch {
       throw BundleError(kind: .io, reason: "cannot prepare the output root: \(error)")
     }
-    var shard: ShardSpec? = nil
-    if case .shard(let s) = options.mode { shard = s }
+    let shard: ShardSpec? = if case .shard(let s) = options.mode { s } else { nil }
+    announce()
+    // Shards write only to the store, which needs no lock.
+    let lock = shard == nil ? try await lockBundle() : nil
+    defer { withExtendedLifetime(lock) {} }
+    for name in store.removeLeftovers() {
+      emit(.cleanup, .removed, message: "temporary folder of a run that is gone: \(name)")
+    }
+    // Checked before any encoding.
+    if let problem = publisher.replaceProblem() { throw BundleError(kind: .io, reason: problem) }
+
+    var run = RunRecord(started: started, bundle: bundle, warnings: job.warnings)
+    // Whether there is a bundle a failed run leaves in place (read under
+    // the lock, so no other run publishes meanwhile).
+    run.report.hadBundle = publisher.hasBundle
+    run.outcomes = await produceItems(shard: shard)
+    if let io = run.outcomes.first(where: { $0.outcome.failure?.isOutputIOError == true })?.outcome.failure {
+      run.report.ioError = io.description
+    }
+    if shard != nil { return finish(&run, published: false) }
+    return try await assembleVerifyPublish(&run)
+  }
+
+  /// The outcomes and the report as the run goes.
+  struct RunRecord {
+    var started: Date
+    var outcomes: [ItemState] = []
+    var report: BuildReport
+
+    init(started: Date, bundle: URL, warnings: [String]) {
+      self.started = started
+      report = BuildReport(bundle: bundle, items: [], published: false, warnings: warnings)
+    }
+
+    var unchanged: String {
+      report.hadBundle ? "the previous bundle is unchanged" : "no bundle at \(report.bundle.path) yet"
+    }
+  }
+
+  private func announce() {
     let modeName: String =
       switch options.mode {
       case .publish: "build"
@@ -100,142 +140,151 @@ struct BuildRun: Sendable {
       }
     emit(.run, .started, message: "\(modeName) of '\(job.name)': \(job.banners.count) item(s) into \(bundle.path)",
          fields: ["mode": modeName, "jobs": String(options.jobs), "items": String(job.banners.count)])
+  }
 
-    // 1. Lock (shards write only to the store, which needs none).
-    var lock: BundleLock? = nil
-    if shard == nil {
-      let lockURL = BundleLock.url(outputRoot: root, bundleName: job.name)
-      do {
-        lock = try await BundleLock.acquire(outputRoot: root, bundleName: job.name, wait: options.waitForLock,
-                                            command: options.commandDescription) { holder in
-          emit(.lock, .waiting, message: "bundle is locked by \(holder); waiting")
-        }
-      } catch let busy as BundleLock.Busy {
-        throw BundleError(kind: .locked, reason: "\(bundle.path) is being built by another run: \(busy.holder)", holder: busy.holder)
-      } catch {
-        throw BundleError(kind: .io, reason: "cannot lock \(bundle.path): \(error)")
+  /// Takes the bundle lock and clears what killed runs left in staging.
+  private func lockBundle() async throws(BundleError) -> BundleLock {
+    let lock: BundleLock
+    do {
+      lock = try await BundleLock.acquire(outputRoot: root, bundleName: job.name, wait: options.waitForLock,
+                                          command: options.commandDescription) { holder in
+        emit(.lock, .waiting, message: "bundle is locked by \(holder); waiting")
       }
-      emit(.lock, .acquired, message: lockURL.path)
-      await TestHooks.holdLockIfAsked()
-      removeStaleStaging()
+    } catch let busy as BundleLock.Busy {
+      throw BundleError(kind: .locked, reason: "\(bundle.path) is being built by another run: \(busy.holder)", holder: busy.holder)
+    } catch {
+      throw BundleError(kind: .io, reason: "cannot lock \(bundle.path): \(error)")
     }
-    for name in store.removeLeftovers() {
-      emit(.cleanup, .removed, message: "temporary folder of a run that is gone: \(name)")
+    emit(.lock, .acquired, message: BundleLock.url(outputRoot: root, bundleName: job.name).path)
+    await TestHooks.holdLockIfAsked()
+    for name in publisher.removeStaleStaging() {
+      emit(.cleanup, .removed, message: "staging folder of a killed run: \(name)")
     }
-    defer { withExtendedLifetime(lock) {} }
+    return lock
+  }
 
-    // Never replace something that is not a bundle: a file at the bundle's
-    // path, or a folder with content but no banners.json (a user's folder
-    // that happens to share the job's name). Checked before any encoding.
-    if let problem = bundleReplaceProblem(at: bundle) {
-      throw BundleError(kind: .io, reason: problem)
-    }
+  /// Closes the report and emits the run's summary.
+  private func finish(_ run: inout RunRecord, published: Bool) -> BuildReport {
+    run.report.items = run.outcomes.map(\.outcome)
+    run.report.published = published
+    run.report.seconds = Date().timeIntervalSince(run.started)
+    let report = run.report
+    emit(report.failedCount > 0 || report.ioError != nil ? .warning : .info, .run, .summary,
+         duration: report.seconds, message: report.countsSummary + (published ? "; published \(bundle.path)" : ""),
+         fields: ["built": String(report.builtCount), "reused": String(report.reusedCount),
+                  "failed": String(report.failedCount), "published": String(published)])
+    return report
+  }
 
-    // Whether there is a bundle a failed run leaves in place (read under
-    // the lock, so no other run publishes meanwhile).
-    let hadBundle = FileManager.default.fileExists(atPath: bundle.appendingPathComponent("banners.json").path)
-    let unchanged = hadBundle ? "the previous bundle is unchanged" : "no bundle at \(bundle.path) yet"
-
-    // 2–3. Fingerprint, then build or reuse.
-    var outcomes = await produceItems(shard: shard)
-    var report = BuildReport(bundle: bundle, items: outcomes.map(\.outcome), published: false, warnings: job.warnings)
-    report.hadBundle = hadBundle
-    func finish(_ published: Bool) -> BuildReport {
-      report.items = outcomes.map(\.outcome)
-      report.published = published
-      report.seconds = Date().timeIntervalSince(started)
-      emit(report.failedCount > 0 || report.ioError != nil ? .warning : .info, .run, .summary,
-           duration: report.seconds, message: report.countsSummary + (published ? "; published \(bundle.path)" : ""),
-           fields: ["built": String(report.builtCount), "reused": String(report.reusedCount),
-                    "failed": String(report.failedCount), "published": String(published)])
-      return report
-    }
-
-    if let io = outcomes.first(where: { $0.outcome.failure?.isOutputIOError == true })?.outcome.failure {
-      report.ioError = io.description
-    }
-    if shard != nil { return finish(false) }
-
-    // 4–5. Assemble, verify, publish.
+  /// Steps 4–5: assemble, verify, publish. With `allowPartial`, items that
+  /// fail verification are dropped and the rest tried once more.
+  private func assembleVerifyPublish(_ run: inout RunRecord) async throws(BundleError) -> BuildReport {
     for attempt in 0..<2 {
-      let failed = outcomes.filter { $0.outcome.status == .failed }
-      let good = outcomes.filter { $0.record != nil && $0.outcome.status != .failed }
-      if let io = report.ioError {
-        notPublished("the output cannot be written (\(io)); \(unchanged)", &report)
-        return finish(false)
+      let failed = run.outcomes.filter { $0.outcome.status == .failed }
+      let good = run.outcomes.filter { $0.record != nil && $0.outcome.status != .failed }
+      if let why = publishRefusal(run, failed: failed.count, good: good.count) {
+        notPublished(why, &run.report)
+        return finish(&run, published: false)
       }
-      if good.isEmpty {
-        notPublished("no item was built; \(unchanged)", &report)
-        return finish(false)
-      }
-      if !failed.isEmpty && !options.allowPartial {
-        notPublished("\(failed.count) item(s) failed; \(unchanged) (the \(good.count) good item(s) are kept in the store for the rerun; --allow-partial publishes them)", &report)
-        return finish(false)
-      }
-      let staging = stagingFolder.appendingPathComponent("\(job.name).\(UUID().uuidString.lowercased())", isDirectory: true)
+      let staging = publisher.newStaging()
       do {
         try assemble(good, into: staging)
       } catch {
         FileSystem.remove(staging)
-        if error.isIO {
-          report.ioError = error.description
-          notPublished("the output cannot be written (\(error)); \(unchanged)", &report)
-          return finish(false)
-        }
-        throw BundleError(kind: .verification, reason: "cannot assemble the bundle: \(error)")
+        guard error.isIO else { throw BundleError(kind: .verification, reason: "cannot assemble the bundle: \(error)") }
+        run.report.ioError = error.description
+        notPublished("the output cannot be written (\(error)); \(run.unchanged)", &run.report)
+        return finish(&run, published: false)
       }
       CrashPoint.staged.hit()
-
-      let verifyStart = Date()
-      let trusted = Set(good.compactMap(\.outcome.folder))
-      let verification = BundleVerifier(options: VerifyOptions(decodeMedia: true, trustedFolders: trusted)).verify(bundle: staging)
-      for v in verification.violations {
-        emit(.error, item: v.item, .verify, .violation, error: "\(v.file): \(v.problem)")
-      }
-      for w in verification.warnings { emit(.warning, .verify, .warning, message: w) }
-      guard verification.isValid else {
+      guard verifyStaged(staging, good: good, &run) else {
         FileSystem.remove(staging)
-        report.violations = verification.violations
-        let named = Set(verification.violations.compactMap(\.item))
-        let unattributed = verification.violations.contains { $0.item == nil }
-        for i in outcomes.indices where named.contains(outcomes[i].outcome.id) {
-          let problems = verification.violations.filter { $0.item == outcomes[i].outcome.id }
-            .map { "\($0.file): \($0.problem)" }.joined(separator: "; ")
-          // A stored output that fails is built again by the next run.
-          if let hash = outcomes[i].outcome.fingerprint, let folder = outcomes[i].outcome.folder,
-             verification.violations.contains(where: { $0.item == outcomes[i].outcome.id && $0.file.hasPrefix(folder + "/") }) {
-            store.discard(hash)
-          }
-          outcomes[i].fail(ItemFailure(id: outcomes[i].outcome.id, source: outcomes[i].spec.sourceText,
-                                       reason: "the bundle fails verification: \(problems)"))
-        }
+        let unattributed = run.report.violations.contains { $0.item == nil }
         if unattributed || !options.allowPartial || attempt == 1 {
-          notPublished("the staged bundle fails verification (\(verification.violations.count) problem(s)); \(unchanged)", &report)
-          return finish(false)
+          notPublished("the staged bundle fails verification (\(run.report.violations.count) problem(s)); \(run.unchanged)", &run.report)
+          return finish(&run, published: false)
         }
         continue
       }
-      emit(.verify, .finished, duration: Date().timeIntervalSince(verifyStart),
-           message: "\(verification.itemCount) item(s), \(verification.fileCount) file(s) checked")
       CrashPoint.verified.hit()
-
-      let publishStart = Date()
-      do { try publish(staging: staging) } catch {
-        FileSystem.remove(staging)
-        throw BundleError(kind: .io, reason: "cannot switch \(bundle.path) into place: \(error)")
-      }
-      for f in failed {
-        let text = "published without \(f.outcome.id) (--allow-partial): \(f.outcome.failure?.sourceAndReason ?? "failed")"
-        report.warnings.append(text)
-        emit(.warning, item: f.outcome.id, .publish, .warning, message: text)
-      }
-      emit(.publish, .published, duration: Date().timeIntervalSince(publishStart), message: bundle.path,
-           fields: ["items": String(good.count)])
-      let pruned = store.prune(maxAge: options.storeRetention)
-      if pruned > 0 { emit(.cleanup, .removed, message: "\(pruned) store object(s) no bundle has used for \(Int(options.storeRetention / 86_400)) days") }
-      return finish(true)
+      try publishStaged(staging, good: good, failed: failed, &run.report)
+      return finish(&run, published: true)
     }
-    return finish(false)
+    return finish(&run, published: false)
+  }
+
+  /// Why nothing is published, or nil when the good items may be.
+  private func publishRefusal(_ run: RunRecord, failed: Int, good: Int) -> String? {
+    if let io = run.report.ioError { return "the output cannot be written (\(io)); \(run.unchanged)" }
+    if good == 0 { return "no item was built; \(run.unchanged)" }
+    if failed > 0 && !options.allowPartial {
+      return "\(failed) item(s) failed; \(run.unchanged) (the \(good) good item(s) are kept in the store for the rerun; --allow-partial publishes them)"
+    }
+    return nil
+  }
+
+  private func assemble(_ good: [ItemState], into staging: URL) throws(StoreError) {
+    let start = Date()
+    let items = good.compactMap { state in
+      state.record.flatMap { record in
+        state.outcome.folder.map { BundleAssembler.Item(spec: state.spec, record: record, folder: $0) }
+      }
+    }
+    let summary = try BundleAssembler(store: store, baseURL: job.baseURL, surfaces: job.settings.surfaces)
+      .assemble(items, into: staging)
+    emit(.assemble, .finished, duration: Date().timeIntervalSince(start),
+         message: "\(summary.items) item(s), \(summary.files) file(s) linked from the store")
+  }
+
+  /// Verifies the staged bundle with `BundleVerifier`. On violations, fails
+  /// the items they name (a stored output that fails is discarded, so the
+  /// next run builds it again), records them and returns false.
+  private func verifyStaged(_ staging: URL, good: [ItemState], _ run: inout RunRecord) -> Bool {
+    let verifyStart = Date()
+    let trusted = Set(good.compactMap(\.outcome.folder))
+    let verification = BundleVerifier(options: VerifyOptions(decodeMedia: true, trustedFolders: trusted)).verify(bundle: staging)
+    for v in verification.violations {
+      emit(.error, item: v.item, .verify, .violation, error: "\(v.file): \(v.problem)")
+    }
+    for w in verification.warnings { emit(.warning, .verify, .warning, message: w) }
+    guard verification.isValid else {
+      run.report.violations = verification.violations
+      let named = Set(verification.violations.compactMap(\.item))
+      for i in run.outcomes.indices where named.contains(run.outcomes[i].outcome.id) {
+        let mine = verification.violations.filter { $0.item == run.outcomes[i].outcome.id }
+        let problems = mine.map { "\($0.file): \($0.problem)" }.joined(separator: "; ")
+        if let hash = run.outcomes[i].outcome.fingerprint, let folder = run.outcomes[i].outcome.folder,
+           mine.contains(where: { $0.file.hasPrefix(folder + "/") }) {
+          store.discard(hash)
+        }
+        run.outcomes[i].fail(ItemFailure(id: run.outcomes[i].outcome.id, source: run.outcomes[i].spec.sourceText,
+                                         reason: "the bundle fails verification: \(problems)"))
+      }
+      return false
+    }
+    emit(.verify, .finished, duration: Date().timeIntervalSince(verifyStart),
+         message: "\(verification.itemCount) item(s), \(verification.fileCount) file(s) checked")
+    return true
+  }
+
+  /// Switches the verified staging bundle into place, warns about the items
+  /// left out and prunes the store.
+  private func publishStaged(_ staging: URL, good: [ItemState], failed: [ItemState],
+                             _ report: inout BuildReport) throws(BundleError) {
+    let publishStart = Date()
+    do { try publisher.publish(staging: staging) } catch {
+      FileSystem.remove(staging)
+      throw BundleError(kind: .io, reason: "cannot switch \(bundle.path) into place: \(error)")
+    }
+    for f in failed {
+      let text = "published without \(f.outcome.id) (--allow-partial): \(f.outcome.failure?.sourceAndReason ?? "failed")"
+      report.warnings.append(text)
+      emit(.warning, item: f.outcome.id, .publish, .warning, message: text)
+    }
+    emit(.publish, .published, duration: Date().timeIntervalSince(publishStart), message: bundle.path,
+         fields: ["items": String(good.count)])
+    let pruned = store.prune(maxAge: options.storeRetention)
+    if pruned > 0 { emit(.cleanup, .removed, message: "\(pruned) store object(s) no bundle has used for \(Int(options.storeRetention / 86_400)) days") }
   }
 
   private func notPublished(_ why: String, _ report: inout BuildReport) {
@@ -496,91 +545,4 @@ struct BuildRun: Sendable {
     }
     return results.compactMap { $0 }
   }
-
-  // MARK: - Assembly and publishing
-
-  /// Links every good item's files from the store into `staging` and writes
-  /// banners.json and the nginx rule.
-  private func assemble(_ good: [ItemState], into staging: URL) throws(StoreError) {
-    let start = Date()
-    try FileSystem.makeDirectory(staging)
-    var entries: [ManifestEntry] = []
-    var fileCount = 0
-    for state in good {
-      guard let record = state.record, let folder = state.outcome.folder else { continue }
-      let source = store.files(record.hash)
-      let target = staging.appendingPathComponent(folder, isDirectory: true)
-      var made: Set<String> = []
-      for file in record.files {
-        let destination = target.appendingPathComponent(file.path)
-        let parent = destination.deletingLastPathComponent().path
-        if made.insert(parent).inserted { try FileSystem.makeDirectory(destination.deletingLastPathComponent()) }
-        try FileSystem.linkOrCopy(source.appendingPathComponent(file.path), to: destination)
-        fileCount += 1
-      }
-      entries.append(try record.entry(for: state.spec, folder: folder))
-    }
-    let manifest: Data
-    do { manifest = try ManifestEmitter(baseURL: job.baseURL, surfaces: job.settings.surfaces).render(entries) } catch {
-      throw StoreError("banners.json cannot be written: \(error)")
-    }
-    try FileSystem.writeAtomically(Data(NginxDarkThemeRule.text.utf8), to: staging.appendingPathComponent(NginxDarkThemeRule.fileName))
-    try FileSystem.writeAtomically(manifest, to: staging.appendingPathComponent("banners.json"))
-    emit(.assemble, .finished, duration: Date().timeIntervalSince(start),
-         message: "\(entries.count) item(s), \(fileCount) file(s) linked from the store")
-  }
-
-  /// Puts the staged bundle in place: an atomic swap with the old bundle
-  /// (`renameat2(RENAME_EXCHANGE)`), or a plain rename when there is none.
-  /// Where the kernel cannot swap, the old bundle is renamed aside and the
-  /// new one renamed in (a moment with no bundle, never a mixed one).
-  private func publish(staging: URL) throws(StoreError) {
-    var isDirectory: ObjCBool = false
-    guard FileManager.default.fileExists(atPath: bundle.path, isDirectory: &isDirectory) else {
-      try FileSystem.rename(staging, to: bundle)
-      return
-    }
-    guard isDirectory.boolValue else {
-      throw StoreError("\(bundle.path) exists and is not a folder; not replacing it")
-    }
-    if try FileSystem.exchange(staging, bundle) {
-      CrashPoint.exchanged.hit()
-      FileSystem.remove(staging)  // now the old bundle
-      return
-    }
-    let old = staging.deletingLastPathComponent().appendingPathComponent(staging.lastPathComponent + ".old")
-    try FileSystem.rename(bundle, to: old)
-    try FileSystem.rename(staging, to: bundle)
-    FileSystem.remove(old)
-  }
-
-  /// Removes this bundle's staging folders left by killed runs. Only called
-  /// while holding the bundle lock, so none of them belongs to a live run.
-  private func removeStaleStaging() {
-    for name in FileSystem.list(stagingFolder) where name.hasPrefix(job.name + ".") {
-      FileSystem.remove(stagingFolder.appendingPathComponent(name))
-      emit(.cleanup, .removed, message: "staging folder of a killed run: \(name)")
-    }
-    // Staging folders of Marquee versions that kept them beside the bundle.
-    for name in FileSystem.list(root) where name.hasPrefix(".\(job.name).staging-") {
-      FileSystem.remove(root.appendingPathComponent(name))
-    }
-  }
-}
-
-/// Why the bundle at `url` must not be replaced, or nil when it may be:
-/// nothing there, an empty folder, or a folder holding `banners.json`.
-func bundleReplaceProblem(at url: URL) -> String? {
-  let fm = FileManager.default
-  if let id = FileSystem.identity(url), id.isSymbolicLink {
-    return "\(url.path) is a symbolic link; not replacing it (a bundle is a real folder: remove the link, or choose another --out or job name)"
-  }
-  var isDirectory: ObjCBool = false
-  guard fm.fileExists(atPath: url.path, isDirectory: &isDirectory) else { return nil }
-  guard isDirectory.boolValue else {
-    return "\(url.path) exists and is not a folder; not replacing it (choose another --out or job name)"
-  }
-  let entries = (try? fm.contentsOfDirectory(atPath: url.path)) ?? []
-  if entries.isEmpty || entries.contains("banners.json") { return nil }
-  return "\(url.path) exists and is not a Marquee bundle (no banners.json); not replacing it (move it away, or choose another --out or job name)"
 }
