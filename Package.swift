@@ -53,7 +53,11 @@ let package = Package(
 
     // MARK: - Tests
     .target(name: "MarqueeTestSupport", dependencies: ["MarqueeKit"], path: "Tests/MarqueeTestSupport"),
+    // Tests mirror the modules: MediaIO's readers and codecs, MarqueeKit's
+    // stages (one folder each), and the command line run as a process.
+    .testTarget(name: "MediaIOTests", dependencies: ["MediaIO", "MarqueeKit", "MarqueeTestSupport"]),
     .testTarget(name: "MarqueeKitTests", dependencies: ["MarqueeKit", "MediaIO", "MarqueeTestSupport"]),
+    .testTarget(name: "marqueeTests", dependencies: ["MarqueeKit", "MarqueeTestSupport"]),
   ]
 )
 

@@ -78,9 +78,9 @@ extension InputLimits {
   ///
   /// - Throws: `MediaIOError` with function `stat` (empty) or `limit`.
   public func check(_ file: ReadableFile) throws(MediaIOError) {
-    if file.size == 0 { throw .failure("stat", file.name, "file is empty") }
+    if file.size == 0 { throw .failure("stat", file.name, "file is empty", kind: .input(errno: 0)) }
     if file.size > maxFileSize {
-      throw .failure("limit", file.name, "file is \(file.size) bytes, over the max_file_size limit of \(maxFileSize) bytes")
+      throw .limit(file.name, "file is \(file.size) bytes, over the max_file_size limit of \(maxFileSize) bytes")
     }
   }
 }
@@ -140,7 +140,7 @@ public final class InputContainer {
   /// Opens and probes bytes in memory; `name` stands for the file in
   /// messages.
   public convenience init(data: Data, name: String, allowedFormats: [String], limits: InputLimits = InputLimits()) throws(MediaIOError) {
-    guard !data.isEmpty else { throw .failure("stat", name, "file is empty") }
+    guard !data.isEmpty else { throw .failure("stat", name, "file is empty", kind: .input(errno: 0)) }
     try self.init(reader: ByteReader(.memory(data)), path: name, allowedFormats: allowedFormats, limits: limits)
   }
 
@@ -175,12 +175,12 @@ public final class InputContainer {
       if status == marquee_AVERROR(EINVAL) {
         if reader.looksLikeAnnexB {
           throw .failure("avformat_open_input", name,
-                         "is a raw H.264/HEVC elementary stream, with no timestamps or duration to check; wrap it in MP4 first (ffmpeg -i \(name) -c copy out.mp4)")
+                         "is a raw H.264/HEVC elementary stream, with no timestamps or duration to check; wrap it in MP4 first (ffmpeg -i \(name) -c copy out.mp4)", kind: .unsupported)
         }
         // The probed format is not on the allow-list (a playlist, a concat
         // list, a picture where a video is expected, …).
         throw .failure("avformat_open_input", name,
-                       "not a container format accepted here (accepted: \(allowedFormats.joined(separator: ", ")))")
+                       "not a container format accepted here (accepted: \(allowedFormats.joined(separator: ", ")))", kind: .unsupported)
       }
       throw MediaIOError(status: status, function: "avformat_open_input", context: name)
     }
@@ -202,11 +202,11 @@ public final class InputContainer {
     streams = infos
     for s in infos where s.kind == .video && !s.isAttachedPicture {
       if s.width * s.height > limits.maxPixels {
-        throw .failure("limit", name, "picture is \(s.width)x\(s.height) = \(s.width * s.height) pixels, over the max_pixels limit of \(limits.maxPixels)")
+        throw .limit(name, "picture is \(s.width)x\(s.height) = \(s.width * s.height) pixels, over the max_pixels limit of \(limits.maxPixels)")
       }
     }
     if let d = duration, d > limits.maxDuration {
-      throw .failure("limit", name, String(format: "duration is %.1f s, over the max_duration limit of %.0f s", d, limits.maxDuration))
+      throw .limit(name, String(format: "duration is %.1f s, over the max_duration limit of %.0f s", d, limits.maxDuration))
     }
   }
 

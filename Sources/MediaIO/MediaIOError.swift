@@ -1,31 +1,67 @@
 internal import CFFmpeg
 
-/// An error reported by FFmpeg or libwebp, with the C function that failed and
-/// the context it failed in.
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An error reported by FFmpeg, libwebp, libheif, Little CMS or the system,
+/// with the C function that failed, the context it failed in, and what kind
+/// of failure it is.
 ///
 /// FFmpeg reports failure as a negative `Int32` (an `AVERROR` code). This type
-/// is the only place such a status exists outside `Internal/`: everything
-/// above MediaIO sees a typed error with a readable message.
+/// is the only place such a status exists: the `kind` is decided here, at the
+/// boundary where the error is thrown, so nothing above MediaIO turns a status
+/// back into an errno or reads the message to classify it.
 public struct MediaIOError: Error, CustomStringConvertible, Sendable, Equatable {
+  /// What kind of failure, set where the error is thrown.
+  public enum Kind: Sendable, Equatable {
+    /// The input is corrupt or not what it claims (`AVERROR_INVALIDDATA`, a
+    /// truncated or unparsable file).
+    case invalidData
+    /// A configured limit (file size, pixels, frames, duration) is exceeded.
+    case limit
+    /// A format, codec or feature Marquee does not take.
+    case unsupported
+    /// Opening, checking or reading an input failed; `errno` when the system
+    /// said why (0 when the reason is ours: empty, not a regular file).
+    case input(errno: Int32)
+    /// Writing an output failed (`avio_open`, a muxer write, the trailer);
+    /// `errno` from FFmpeg's `AVERROR(errno)` status or the system.
+    case output(errno: Int32)
+    /// Any other library failure (an encoder that cannot open, out of memory).
+    case failed
+  }
+
+  /// The errors that mean the output file system is at fault, not the
+  /// input: no space, a file-size limit (`ulimit -f`), a quota, a read-only
+  /// mount, a device error, permissions.
+  public static let outputErrnos: Set<Int32> = [ENOSPC, EFBIG, EDQUOT, EROFS, EIO, EACCES, EPERM]
+
+  /// The kind of failure.
+  public let kind: Kind
   /// The FFmpeg status code (negative), or 0 when the error did not come from
   /// an FFmpeg call (a limit, or a libwebp failure).
-  public let code: Int32
+  public let status: Int32
   /// The C function (or operation) that failed, such as `avformat_open_input`.
   public let function: String
   /// What was being done: a file name, a stream, a filter graph description.
   public let context: String
-  /// `av_strerror`'s text for `code`, or our own reason.
+  /// `av_strerror`'s text for `status`, or our own reason.
   public let reason: String
 
-  public init(code: Int32, function: String, context: String, reason: String) {
-    self.code = code
+  public init(kind: Kind, status: Int32 = 0, function: String, context: String, reason: String) {
+    self.kind = kind
+    self.status = status
     self.function = function
     self.context = context
     self.reason = reason
   }
 
-  /// Builds the error for an FFmpeg status, reading the text with `av_strerror`.
-  init(status: Int32, function: String, context: String) {
+  /// Builds the error for an FFmpeg status, reading the text with
+  /// `av_strerror`. `AVERROR_INVALIDDATA` is `.invalidData`; a POSIX errno
+  /// (`AVERROR(e)` is `-e`) is `.output(errno:)` when `writing`, else
+  /// `.input(errno:)`; the rest is `.failed`.
+  init(status: Int32, function: String, context: String, writing: Bool = false) {
     var buffer = [CChar](repeating: 0, count: 256)
     let text: String
     if av_strerror(status, &buffer, buffer.count) == 0 {
@@ -33,12 +69,25 @@ public struct MediaIOError: Error, CustomStringConvertible, Sendable, Equatable 
     } else {
       text = "unknown FFmpeg error \(status)"
     }
-    self.init(code: status, function: function, context: context, reason: text)
+    let kind: Kind
+    if status == marquee_AVERROR_INVALIDDATA() {
+      kind = .invalidData
+    } else if status < 0 && status > -4096 {
+      kind = writing ? .output(errno: -status) : .input(errno: -status)
+    } else {
+      kind = .failed
+    }
+    self.init(kind: kind, status: status, function: function, context: context, reason: text)
   }
 
   /// An error that did not come from a C status code.
-  static func failure(_ function: String, _ context: String, _ reason: String) -> MediaIOError {
-    MediaIOError(code: 0, function: function, context: context, reason: reason)
+  static func failure(_ function: String, _ context: String, _ reason: String, kind: Kind = .failed) -> MediaIOError {
+    MediaIOError(kind: kind, function: function, context: context, reason: reason)
+  }
+
+  /// A configured limit exceeded, checked before decoding.
+  static func limit(_ context: String, _ reason: String) -> MediaIOError {
+    MediaIOError(kind: .limit, function: "limit", context: context, reason: reason)
   }
 
   public var description: String {
@@ -46,11 +95,12 @@ public struct MediaIOError: Error, CustomStringConvertible, Sendable, Equatable 
   }
 
   /// Corresponds to `AVERROR_INVALIDDATA`: the input is corrupt or not what it claims.
-  public var isInvalidData: Bool { code == marquee_AVERROR_INVALIDDATA() }
+  public var isInvalidData: Bool { kind == .invalidData }
 
-  /// Pattern match on the code, so `catch` clauses can test a status.
-  public static func ~= (lhs: MediaIOError, rhs: any Error) -> Bool {
-    (rhs as? MediaIOError)?.code == lhs.code
+  /// Whether the output file system is at fault (`outputErrnos`).
+  public var isOutputIOError: Bool {
+    if case .output(let e) = kind { return Self.outputErrnos.contains(e) }
+    return false
   }
 }
 
@@ -58,8 +108,10 @@ public struct MediaIOError: Error, CustomStringConvertible, Sendable, Equatable 
 ///
 /// - Returns: the non-negative status, for calls that return a count.
 @discardableResult
-func check(_ status: Int32, _ function: String, _ context: @autoclosure () -> String) throws(MediaIOError) -> Int32 {
-  if status < 0 { throw MediaIOError(status: status, function: function, context: context()) }
+func check(_ status: Int32, _ function: String, _ context: @autoclosure () -> String, writing: Bool = false)
+  throws(MediaIOError) -> Int32
+{
+  if status < 0 { throw MediaIOError(status: status, function: function, context: context(), writing: writing) }
   return status
 }
 

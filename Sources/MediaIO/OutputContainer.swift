@@ -59,12 +59,12 @@ public final class OutputContainer {
   ///   `hls_time`; any option the muxer does not use is an error.
   public func writeHeader(options: [(String, String)]) throws(MediaIOError) {
     if ownsIO {
-      try check(avio_open(&context.pointee.pb, path, AVIO_FLAG_WRITE), "avio_open", path)
+      try check(avio_open(&context.pointee.pb, path, AVIO_FLAG_WRITE), "avio_open", path, writing: true)
     }
     var dict: OpaquePointer? = nil
     defer { av_dict_free(&dict) }
     for (k, v) in options { av_dict_set(&dict, k, v, 0) }
-    try check(avformat_write_header(context, &dict), "avformat_write_header", path)
+    try check(avformat_write_header(context, &dict), "avformat_write_header", path, writing: true)
     if let left = av_dict_get(dict, "", nil, AV_DICT_IGNORE_SUFFIX) {
       throw .failure("avformat_write_header", path, "muxer option '\(String(cString: left.pointee.key))' was not used")
     }
@@ -78,7 +78,7 @@ public final class OutputContainer {
   public func write(_ packet: Packet, stream: Int) throws(MediaIOError) {
     packet.streamIndex = stream
     packet.rescaleTimestamps(from: sourceTimeBases[stream], to: streamTimeBases[stream])
-    try check(av_interleaved_write_frame(context, packet.pointer), "av_interleaved_write_frame", path)
+    try check(av_interleaved_write_frame(context, packet.pointer), "av_interleaved_write_frame", path, writing: true)
   }
 
   /// Flushes interleaving queues and writes the trailer (`av_write_trailer`);
@@ -86,7 +86,7 @@ public final class OutputContainer {
   public func finish() throws(MediaIOError) {
     guard headerWritten, !finished else { return }
     finished = true
-    try check(av_write_trailer(context), "av_write_trailer", path)
+    try check(av_write_trailer(context), "av_write_trailer", path, writing: true)
     if ownsIO { avio_closep(&context.pointee.pb) }
   }
 }

@@ -91,7 +91,7 @@ public final class ReadableFile: @unchecked Sendable {
     let fd = marquee_open_beneath(root, relative, flags, 0, 0)
     guard fd >= 0 else {
       let code = errno
-      if code == EINVAL { throw .failure("open", relative, "the path leaves the folder (empty, '.' or '..' component)") }
+      if code == EINVAL { throw .failure("open", relative, "the path leaves the folder (empty, '.' or '..' component)", kind: .input(errno: EINVAL)) }
       throw openFailure(code, name: relative)
     }
     return try checked(fd, name: name)
@@ -100,12 +100,12 @@ public final class ReadableFile: @unchecked Sendable {
   /// The reason for a failed `open(2)`, in the words the stages use.
   static func openFailure(_ code: Int32, name: String) -> MediaIOError {
     switch code {
-    case ENOENT: return .failure("open", name, "file not found")
-    case EACCES, EPERM: return .failure("open", name, "file cannot be read (permissions)")
+    case ENOENT: return .failure("open", name, "file not found", kind: .input(errno: code))
+    case EACCES, EPERM: return .failure("open", name, "file cannot be read (permissions)", kind: .input(errno: code))
     case ELOOP, ENOTDIR:
-      return .failure("open", name, "is a symbolic link or passes through one (not followed here)")
-    case EISDIR: return .failure("open", name, "is a folder, not a media file")
-    default: return .failure("open", name, String(cString: strerror(code)))
+      return .failure("open", name, "is a symbolic link or passes through one (not followed here)", kind: .input(errno: code))
+    case EISDIR: return .failure("open", name, "is a folder, not a media file", kind: .input(errno: code))
+    default: return .failure("open", name, String(cString: strerror(code)), kind: .input(errno: code))
     }
   }
 
@@ -114,13 +114,13 @@ public final class ReadableFile: @unchecked Sendable {
     guard marquee_fstat_identity(fd, &values) == 0 else {
       let code = errno
       close(fd)
-      throw .failure("stat", name, String(cString: strerror(code)))
+      throw .failure("stat", name, String(cString: strerror(code)), kind: .input(errno: code))
     }
     let type = Int32(values[6])
     guard type == marquee_type_regular() else {
       close(fd)
-      if type == marquee_type_directory() { throw .failure("stat", name, "is a folder, not a media file") }
-      throw .failure("stat", name, "not a regular file (\(describeType(type)))")
+      if type == marquee_type_directory() { throw .failure("stat", name, "is a folder, not a media file", kind: .input(errno: EISDIR)) }
+      throw .failure("stat", name, "not a regular file (\(describeType(type)))", kind: .input(errno: 0))
     }
     // Reads of a regular file never block; clear the flag all the same.
     let flags = fcntl(fd, F_GETFL)
@@ -166,7 +166,7 @@ public final class ReadableFile: @unchecked Sendable {
   ///   `read` when reading fails or the file shrank.
   public func readAll(limit: Int64 = .max) throws(MediaIOError) -> Data {
     guard size <= limit else {
-      throw .failure("limit", name, "file is \(size) bytes, over the limit of \(limit) bytes")
+      throw .limit(name, "file is \(size) bytes, over the limit of \(limit) bytes")
     }
     var data = Data(count: Int(size))
     var done = 0
@@ -180,7 +180,7 @@ public final class ReadableFile: @unchecked Sendable {
       return nil
     }
     if let failure {
-      throw .failure("read", name, failure == 0 ? "the file shrank while it was read" : String(cString: strerror(failure)))
+      throw .failure("read", name, failure == 0 ? "the file shrank while it was read" : String(cString: strerror(failure)), kind: .input(errno: failure))
     }
     return data
   }

@@ -104,8 +104,8 @@ public final class SHA256 {
     var offset: Int64 = 0
     while offset < file.size {
       let n = buffer.withUnsafeMutableBytes { file.read(at: offset, into: $0) }
-      if n < 0 { throw MediaIOError(code: 0, function: "read", context: file.name, reason: String(cString: strerror(errno))) }
-      if n == 0 { throw MediaIOError(code: 0, function: "read", context: file.name, reason: "the file shrank while it was read") }
+      if n < 0 { throw MediaIOError(kind: .input(errno: errno), function: "read", context: file.name, reason: String(cString: strerror(errno))) }
+      if n == 0 { throw MediaIOError(kind: .input(errno: 0), function: "read", context: file.name, reason: "the file shrank while it was read") }
       buffer.withUnsafeBytes { h.update(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
       offset += Int64(n)
     }

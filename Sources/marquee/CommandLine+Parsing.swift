@@ -77,116 +77,134 @@ enum ArgumentParser {
     guard let first = arguments.first else { throw UsageError(message: "no command given", command: nil) }
     var cursor = Cursor(arguments: Array(arguments.dropFirst()), command: first)
     switch first {
-    case "-h", "--help", "help":
-      return .help(topic: cursor.rest.first)
-    case "--version", "-V", "version":
-      return .version
-    case "build", "merge":
-      var b = BuildArguments(job: "", merge: first == "merge")
-      var job: String? = nil
-      while let arg = cursor.next() {
-        if try cursor.outputOption(arg, into: &b.output) { continue }
-        switch arg {
-        case "-h", "--help": return .help(topic: first)
-        case "--out", "-o": b.out = try cursor.value(for: arg, "a folder")
-        case "--jobs", "-j":
-          let text = try cursor.value(for: arg, "a whole number")
-          guard let n = Int(text), n >= 1 else {
-            throw UsageError(message: "--jobs needs a whole number of at least 1, got '\(text)'", command: first)
-          }
-          b.jobs = n
-        case "--shard":
-          let text = try cursor.value(for: arg, "i/n")
-          guard let s = ShardSpec(parsing: text) else {
-            throw UsageError(message: "--shard needs i/n with 0 <= i < n (0-based, like JOB_COMPLETION_INDEX), got '\(text)'", command: first)
-          }
-          b.shard = s
-        case "--allow-partial": b.allowPartial = true
-        case "--wait": b.wait = true
-        case "--rebuild": b.rebuild = true
-        default:
-          job = try cursor.positional(arg, existing: job, what: "job file")
-        }
-      }
-      guard let j = job else { throw UsageError(message: "\(first) needs a job file, e.g. marquee \(first) Pipelines/demo.json", command: first) }
-      b.job = j
-      if b.merge && (b.jobs != nil || b.shard != nil || b.rebuild) {
-        throw UsageError(message: "merge encodes nothing: --jobs, --shard and --rebuild belong to build", command: first)
-      }
-      if b.merge && b.out == nil {
-        throw UsageError(message: "merge needs --out DIR: the output root the shards built into", command: first)
-      }
-      if b.shard != nil && b.out == nil {
-        throw UsageError(message: "--shard needs --out DIR: the output root every shard and the merge share", command: first)
-      }
-      return .build(b)
-    case "verify", "validate":
-      var output = OutputOptions()
-      var target: String? = nil
-      while let arg = cursor.next() {
-        if try cursor.outputOption(arg, into: &output) { continue }
-        switch arg {
-        case "-h", "--help": return .help(topic: first)
-        default: target = try cursor.positional(arg, existing: target, what: first == "verify" ? "bundle folder" : "job file")
-        }
-      }
-      if first == "verify" {
-        guard let t = target else { throw UsageError(message: "verify needs a bundle folder, e.g. marquee verify Output/demo", command: first) }
-        return .verify(bundle: t, output: output)
-      }
-      guard let t = target else { throw UsageError(message: "validate needs a job file, e.g. marquee validate Pipelines/demo.json", command: first) }
-      return .validate(job: t, output: output)
-    case "demo-sources":
-      var folder: String? = nil
-      while let arg = cursor.next() {
-        switch arg {
-        case "-h", "--help": return .help(topic: first)
-        default: folder = try cursor.positional(arg, existing: folder, what: "folder")
-        }
-      }
-      guard let f = folder else { throw UsageError(message: "demo-sources needs a folder", command: first) }
-      return .demoSources(directory: f)
-    case "preview":
-      var bundle: String? = nil
-      var out: String? = nil
-      while let arg = cursor.next() {
-        switch arg {
-        case "-h", "--help": return .help(topic: first)
-        case "--out", "-o": out = try cursor.value(for: arg, "a folder")
-        default: bundle = try cursor.positional(arg, existing: bundle, what: "bundle folder")
-        }
-      }
-      guard let b = bundle else {
-        throw UsageError(message: "preview needs a bundle folder, e.g. marquee preview Output/demo", command: first)
-      }
-      return .preview(bundle: b, out: out)
-    case "nginx-config":
-      var n = NginxConfigArguments(bundle: "")
-      var bundle: String? = nil
-      while let arg = cursor.next() {
-        switch arg {
-        case "-h", "--help": return .help(topic: first)
-        case "--prefix": n.prefix = try cursor.value(for: arg, "a URL path such as /home/")
-        case "--cors":
-          n.cors = try cursor.value(for: arg, "an origin such as https://app.example.com, or *")
-        case "--manifest-max-age":
-          let text = try cursor.value(for: arg, "a number of seconds")
-          guard let seconds = Int(text), seconds >= 0 else {
-            throw UsageError(message: "--manifest-max-age needs a whole number of seconds, got '\(text)'", command: first)
-          }
-          n.manifestMaxAge = seconds
-        default: bundle = try cursor.positional(arg, existing: bundle, what: "bundle folder")
-        }
-      }
-      guard let b = bundle else {
-        throw UsageError(message: "nginx-config needs a bundle folder, e.g. marquee nginx-config /srv/cdn/home", command: first)
-      }
-      n.bundle = b
-      return .nginxConfig(n)
+    case "-h", "--help", "help": return .help(topic: cursor.rest.first)
+    case "--version", "-V", "version": return .version
+    case "build", "merge": return try parseBuild(first, &cursor)
+    case "verify", "validate": return try parseCheck(first, &cursor)
+    case "demo-sources": return try parseDemoSources(first, &cursor)
+    case "preview": return try parsePreview(first, &cursor)
+    case "nginx-config": return try parseNginxConfig(first, &cursor)
     default:
       let hint = closest(to: first, among: commands).map { " (did you mean '\($0)'?)" } ?? ""
       throw UsageError(message: "unknown command '\(first)'\(hint)", command: nil)
     }
+  }
+
+  /// `build` and `merge`: a job file and the build options.
+  private static func parseBuild(_ first: String, _ cursor: inout Cursor) throws(UsageError) -> Command {
+    var b = BuildArguments(job: "", merge: first == "merge")
+    var job: String? = nil
+    while let arg = cursor.next() {
+      if try cursor.outputOption(arg, into: &b.output) { continue }
+      switch arg {
+      case "-h", "--help": return .help(topic: first)
+      case "--out", "-o": b.out = try cursor.value(for: arg, "a folder")
+      case "--jobs", "-j":
+        let text = try cursor.value(for: arg, "a whole number")
+        guard let n = Int(text), n >= 1 else {
+          throw UsageError(message: "--jobs needs a whole number of at least 1, got '\(text)'", command: first)
+        }
+        b.jobs = n
+      case "--shard":
+        let text = try cursor.value(for: arg, "i/n")
+        guard let s = ShardSpec(parsing: text) else {
+          throw UsageError(message: "--shard needs i/n with 0 <= i < n (0-based, like JOB_COMPLETION_INDEX), got '\(text)'", command: first)
+        }
+        b.shard = s
+      case "--allow-partial": b.allowPartial = true
+      case "--wait": b.wait = true
+      case "--rebuild": b.rebuild = true
+      default:
+        job = try cursor.positional(arg, existing: job, what: "job file")
+      }
+    }
+    guard let j = job else { throw UsageError(message: "\(first) needs a job file, e.g. marquee \(first) Pipelines/demo.json", command: first) }
+    b.job = j
+    if b.merge && (b.jobs != nil || b.shard != nil || b.rebuild) {
+      throw UsageError(message: "merge encodes nothing: --jobs, --shard and --rebuild belong to build", command: first)
+    }
+    if b.merge && b.out == nil {
+      throw UsageError(message: "merge needs --out DIR: the output root the shards built into", command: first)
+    }
+    if b.shard != nil && b.out == nil {
+      throw UsageError(message: "--shard needs --out DIR: the output root every shard and the merge share", command: first)
+    }
+    return .build(b)
+  }
+
+  /// `verify` (a bundle folder) and `validate` (a job file).
+  private static func parseCheck(_ first: String, _ cursor: inout Cursor) throws(UsageError) -> Command {
+    var output = OutputOptions()
+    var target: String? = nil
+    while let arg = cursor.next() {
+      if try cursor.outputOption(arg, into: &output) { continue }
+      switch arg {
+      case "-h", "--help": return .help(topic: first)
+      default: target = try cursor.positional(arg, existing: target, what: first == "verify" ? "bundle folder" : "job file")
+      }
+    }
+    if first == "verify" {
+      guard let t = target else { throw UsageError(message: "verify needs a bundle folder, e.g. marquee verify Output/demo", command: first) }
+      return .verify(bundle: t, output: output)
+    }
+    guard let t = target else { throw UsageError(message: "validate needs a job file, e.g. marquee validate Pipelines/demo.json", command: first) }
+    return .validate(job: t, output: output)
+  }
+
+  /// `demo-sources <folder>`.
+  private static func parseDemoSources(_ first: String, _ cursor: inout Cursor) throws(UsageError) -> Command {
+    var folder: String? = nil
+    while let arg = cursor.next() {
+      switch arg {
+      case "-h", "--help": return .help(topic: first)
+      default: folder = try cursor.positional(arg, existing: folder, what: "folder")
+      }
+    }
+    guard let f = folder else { throw UsageError(message: "demo-sources needs a folder", command: first) }
+    return .demoSources(directory: f)
+  }
+
+  /// `preview <bundle> [--out DIR]`.
+  private static func parsePreview(_ first: String, _ cursor: inout Cursor) throws(UsageError) -> Command {
+    var bundle: String? = nil
+    var out: String? = nil
+    while let arg = cursor.next() {
+      switch arg {
+      case "-h", "--help": return .help(topic: first)
+      case "--out", "-o": out = try cursor.value(for: arg, "a folder")
+      default: bundle = try cursor.positional(arg, existing: bundle, what: "bundle folder")
+      }
+    }
+    guard let b = bundle else {
+      throw UsageError(message: "preview needs a bundle folder, e.g. marquee preview Output/demo", command: first)
+    }
+    return .preview(bundle: b, out: out)
+  }
+
+  /// `nginx-config <bundle> [--prefix] [--cors] [--manifest-max-age]`.
+  private static func parseNginxConfig(_ first: String, _ cursor: inout Cursor) throws(UsageError) -> Command {
+    var n = NginxConfigArguments(bundle: "")
+    var bundle: String? = nil
+    while let arg = cursor.next() {
+      switch arg {
+      case "-h", "--help": return .help(topic: first)
+      case "--prefix": n.prefix = try cursor.value(for: arg, "a URL path such as /home/")
+      case "--cors":
+        n.cors = try cursor.value(for: arg, "an origin such as https://app.example.com, or *")
+      case "--manifest-max-age":
+        let text = try cursor.value(for: arg, "a number of seconds")
+        guard let seconds = Int(text), seconds >= 0 else {
+          throw UsageError(message: "--manifest-max-age needs a whole number of seconds, got '\(text)'", command: first)
+        }
+        n.manifestMaxAge = seconds
+      default: bundle = try cursor.positional(arg, existing: bundle, what: "bundle folder")
+      }
+    }
+    guard let b = bundle else {
+      throw UsageError(message: "nginx-config needs a bundle folder, e.g. marquee nginx-config /srv/cdn/home", command: first)
+    }
+    n.bundle = b
+    return .nginxConfig(n)
   }
 
   /// The candidate within edit distance 2 of `word`, if one is.

@@ -1,21 +1,6 @@
 import Foundation
 import MarqueeKit
 
-/// The process exit codes, documented in `--help` and the README.
-struct ExitCode: RawRepresentable, Equatable {
-  var rawValue: Int32
-  /// Every item built (or reused) and the bundle published; a check passed.
-  static let success = ExitCode(rawValue: 0)
-  /// Some items failed (or the bundle fails verification).
-  static let itemsFailed = ExitCode(rawValue: 1)
-  /// Usage error, or the job file is invalid.
-  static let usage = ExitCode(rawValue: 2)
-  /// The bundle is locked by another run.
-  static let locked = ExitCode(rawValue: 3)
-  /// The output cannot be written (disk full, permissions).
-  static let io = ExitCode(rawValue: 4)
-}
-
 /// Entry point: parses the command line, runs the command, maps every
 /// outcome to text and an exit code in one place (stages never print).
 @main
@@ -45,7 +30,7 @@ struct Marquee {
       } else {
         Console.shared.err("error: \(error.message)\n\n" + usageLines(for: error.command))
       }
-      return .usage
+      return ExitCode(for: error)
     }
     switch command {
     case .help(let topic):
@@ -62,7 +47,7 @@ struct Marquee {
         return .success
       } catch {
         Console.shared.err("error: cannot write the demo sources: \(error)\n")
-        return .io
+        return ExitCode(for: MarqueeError(.writeFailed, "\(error)"))
       }
     case .preview(let bundle, let out):
       do {
@@ -73,7 +58,7 @@ struct Marquee {
         return .success
       } catch {
         Console.shared.err("error: \(error)\n")
-        return error.isUsage ? .usage : .io
+        return ExitCode(for: error)
       }
     case .nginxConfig(let n):
       do {
@@ -83,7 +68,7 @@ struct Marquee {
         return .success
       } catch {
         Console.shared.err("error: \(error)\n")
-        return .usage
+        return ExitCode(for: error)
       }
     case .build(let arguments):
       return await BuildCommand(arguments: arguments).run()
@@ -124,7 +109,7 @@ struct BuildCommand {
     let job: Job
     do { job = try JobReader().read(contentsOf: URL(fileURLWithPath: arguments.job)) } catch {
       reporter.say(.error, .run, .failed, error: error.description)
-      return .usage
+      return ExitCode(for: error)
     }
     reporter.prepare(ids: job.banners.map(\.id))
     for w in job.warnings { reporter.say(.warning, .run, .warning, message: w) }
@@ -140,17 +125,13 @@ struct BuildCommand {
 
     let report: BuildReport
     do { report = try await BundleBuilder().build(job: job, options: options) } catch {
-      switch error.kind {
-      case .locked:
-        reporter.say(.error, .lock, .failed, error: error.reason + " (use --wait to wait for it)")
-        return .locked
-      case .io:
-        reporter.say(.error, .publish, .failed, error: error.reason)
-        return .io
-      case .verification:
-        reporter.say(.error, .verify, .failed, error: error.reason)
-        return .itemsFailed
+      let code = ExitCode(for: error)
+      switch code {
+      case .locked: reporter.say(.error, .lock, .failed, error: error.message + " (use --wait to wait for it)")
+      case .io: reporter.say(.error, .publish, .failed, error: error.message)
+      default: reporter.say(.error, .verify, .failed, error: error.message)
       }
+      return code
     }
     let manifest = report.bundle.appendingPathComponent("banners.json").path
     let outcome: String? =

@@ -9,33 +9,31 @@ import Darwin
 #endif
 
 /// The file-system calls the store and the publisher make, each turning
-/// errno into a `StoreError` that says whether the output side failed (disk
+/// errno into a `MarqueeError` that says whether the output side failed (disk
 /// full, file too large, read-only, no permission).
 enum FileSystem {
-  /// errno values that mean the output cannot be written, whoever hit them.
-  static let outputErrnos: Set<Int32> = [ENOSPC, EFBIG, EDQUOT, EROFS, EIO]
 
   static func errnoText(_ code: Int32) -> String { String(cString: strerror(code)) }
 
-  static func failure(_ what: String, _ path: String, _ code: Int32 = errno) -> StoreError {
-    StoreError("\(what) \(path): \(errnoText(code))",
-               isIO: outputErrnos.contains(code) || code == EACCES || code == EPERM)
+  static func failure(_ what: String, _ path: String, _ code: Int32 = errno) -> MarqueeError {
+    MarqueeError.store("\(what) \(path): \(errnoText(code))",
+               isIO: MediaIOError.outputErrnos.contains(code))
   }
 
   /// `mkdir -p`.
-  static func makeDirectory(_ url: URL) throws(StoreError) {
+  static func makeDirectory(_ url: URL) throws(MarqueeError) {
     do { try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true) } catch {
-      throw StoreError("cannot create \(url.path): \(describe(error))", isIO: true)
+      throw MarqueeError.store("cannot create \(url.path): \(describe(error))", isIO: true)
     }
   }
 
   /// `rename(2)`: atomic within one file system.
-  static func rename(_ from: URL, to: URL) throws(StoreError) {
+  static func rename(_ from: URL, to: URL) throws(MarqueeError) {
     if Glibc.rename(from.path, to.path) != 0 { throw failure("cannot rename \(from.path) to", to.path) }
   }
 
   /// Whether `rename(2)` failed because the target is a non-empty folder.
-  static func renameOrExists(_ from: URL, to: URL) throws(StoreError) -> Bool {
+  static func renameOrExists(_ from: URL, to: URL) throws(MarqueeError) -> Bool {
     if Glibc.rename(from.path, to.path) == 0 { return true }
     let code = errno
     if code == ENOTEMPTY || code == EEXIST { return false }
@@ -44,7 +42,7 @@ enum FileSystem {
 
   /// Atomically swaps two folders (`renameat2(RENAME_EXCHANGE)`), `false`
   /// where the kernel or file system does not support it.
-  static func exchange(_ a: URL, _ b: URL) throws(StoreError) -> Bool {
+  static func exchange(_ a: URL, _ b: URL) throws(MarqueeError) -> Bool {
     if marquee_rename_exchange(a.path, b.path) == 0 { return true }
     let code = errno
     if code == EINVAL || code == ENOSYS || code == ENOTSUP { return false }
@@ -53,21 +51,21 @@ enum FileSystem {
 
   /// Hard-links `from` to `to` (same file system), copying where links are
   /// not possible.
-  static func linkOrCopy(_ from: URL, to: URL) throws(StoreError) {
+  static func linkOrCopy(_ from: URL, to: URL) throws(MarqueeError) {
     if Glibc.link(from.path, to.path) == 0 { return }
     let code = errno
     guard code == EXDEV || code == EPERM || code == EMLINK || code == ENOTSUP || code == EOPNOTSUPP else {
       throw failure("cannot link \(from.path) to", to.path, code)
     }
     do { try FileManager.default.copyItem(at: from, to: to) } catch {
-      throw StoreError("cannot copy \(from.path) to \(to.path): \(describe(error))", isIO: true)
+      throw MarqueeError.store("cannot copy \(from.path) to \(to.path): \(describe(error))", isIO: true)
     }
   }
 
   /// Writes `data` to a temporary name beside `url` and renames it in.
-  static func writeAtomically(_ data: Data, to url: URL) throws(StoreError) {
+  static func writeAtomically(_ data: Data, to url: URL) throws(MarqueeError) {
     do { try data.write(to: url, options: .atomic) } catch {
-      throw StoreError("cannot write \(url.path): \(describe(error))", isIO: true)
+      throw MarqueeError.store("cannot write \(url.path): \(describe(error))", isIO: true)
     }
   }
 
@@ -138,8 +136,8 @@ enum FileSystem {
   /// at any of them is refused instead of being written through. `root`
   /// itself (the output root the user chose) may be a link.
   ///
-  /// - Throws: `StoreError` (an output I/O error) naming the path.
-  static func prepareOwnedFolders(root: URL, _ relatives: [String]) throws(StoreError) {
+  /// - Throws: `MarqueeError` (an output I/O error) naming the path.
+  static func prepareOwnedFolders(root: URL, _ relatives: [String]) throws(MarqueeError) {
     try makeDirectory(root)
     for relative in relatives {
       var path = ""
@@ -153,7 +151,7 @@ enum FileSystem {
           let code = errno
           let full = root.appendingPathComponent(path).path
           if code == ELOOP || code == ENOTDIR {
-            throw StoreError("\(full) is a symbolic link or not a folder: Marquee keeps its state in real folders and follows no link there (remove it)",
+            throw MarqueeError.store("\(full) is a symbolic link or not a folder: Marquee keeps its state in real folders and follows no link there (remove it)",
                              isIO: true)
           }
           throw failure("cannot create", full, code)
@@ -171,14 +169,14 @@ enum FileSystem {
   /// a write here change that file.
   ///
   /// - Returns: the descriptor (`O_RDWR | O_CLOEXEC`).
-  /// - Throws: `StoreError` (an output I/O error) naming the path.
-  static func openOwnedFileForWriting(root: URL, _ relative: String) throws(StoreError) -> Int32 {
+  /// - Throws: `MarqueeError` (an output I/O error) naming the path.
+  static func openOwnedFileForWriting(root: URL, _ relative: String) throws(MarqueeError) -> Int32 {
     let full = root.appendingPathComponent(relative).path
     let fd = marquee_open_beneath(root.path, relative, O_RDWR | O_CREAT | marquee_flag_nonblock(), 0o644, 1)
     guard fd >= 0 else {
       let code = errno
       if code == ELOOP || code == ENOTDIR {
-        throw StoreError("\(full) is a symbolic link or passes through one: Marquee follows no link in its own state (remove it)",
+        throw MarqueeError.store("\(full) is a symbolic link or passes through one: Marquee follows no link in its own state (remove it)",
                          isIO: true)
       }
       throw failure("cannot open", full, code)
@@ -193,7 +191,7 @@ enum FileSystem {
     guard id.isRegularFile, id.links == 1 else {
       close(fd)
       let what = id.isRegularFile ? "has \(id.links) hard links" : "is not a regular file"
-      throw StoreError("\(full) \(what): Marquee writes only its own files (remove it)", isIO: true)
+      throw MarqueeError.store("\(full) \(what): Marquee writes only its own files (remove it)", isIO: true)
     }
     let flags = fcntl(fd, F_GETFL)
     if flags >= 0 { _ = fcntl(fd, F_SETFL, flags & ~marquee_flag_nonblock()) }
@@ -201,9 +199,9 @@ enum FileSystem {
   }
 
   /// Every regular file under `folder`, as sorted relative paths with sizes.
-  static func files(under folder: URL) throws(StoreError) -> [StoredItem.File] {
+  static func files(under folder: URL) throws(MarqueeError) -> [StoredItem.File] {
     guard let walker = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: [.isRegularFileKey, .fileSizeKey]) else {
-      throw StoreError("cannot list \(folder.path)", isIO: true)
+      throw MarqueeError.store("cannot list \(folder.path)", isIO: true)
     }
     let base = folder.standardizedFileURL.path
     var result: [StoredItem.File] = []

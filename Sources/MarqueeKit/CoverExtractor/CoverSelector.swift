@@ -82,24 +82,6 @@ public struct CoverChoice<Payload> {
   public var warning: String?
 }
 
-/// Why no cover could be chosen: every frame (or the pinned one) is black.
-/// The reason says what was seen and how to fix the job.
-public struct CoverError: Error, Sendable, CustomStringConvertible {
-  /// What was seen and what to do, starting lower-case.
-  public var reason: String
-  /// The file at fault as written in the job when it is not the video
-  /// source (the poster); `nil` for the source.
-  public var source: String?
-  public init(_ reason: String, source: String? = nil) {
-    self.reason = reason
-    self.source = source
-  }
-  public var description: String { reason }
-
-  /// The fixes a job has when the video has nothing to show.
-  static let fix = "supply a poster with \"cover\": {\"image\": \"poster.jpg\"}, or pin a lit frame with \"cover\": {\"at\": seconds}"
-}
-
 /// Chooses the cover while frames stream past, keeping at most three
 /// pictures (the best so far, one pending, one fallback) whatever the clip's
 /// length. Pure decision logic: the caller decodes and hands in statistics
@@ -279,18 +261,18 @@ public struct CoverSelector<Payload> {
   ///
   /// - Throws: `CoverError` when every picture offered is black (or the
   ///   pinned one is), or none was offered; the reason names the fix.
-  public mutating func finish() throws(CoverError) -> CoverChoice<Payload> {
+  public mutating func finish() throws(MarqueeError) -> CoverChoice<Payload> {
     if let p = pending { evaluate(p, cutAfter: false); pending = nil }
     if policy == .auto && !done { endShot(at: lastTime + 1e-3, final: true) }
     done = true
     switch policy {
     case .image:
-      throw CoverError("the cover is the job's poster, not a frame")
+      throw MarqueeError.noCover("the cover is the job's poster, not a frame")
     case .at(let target):
-      guard let c = pinned else { throw CoverError("no picture reached the cover extractor") }
+      guard let c = pinned else { throw MarqueeError.noCover("no picture reached the cover extractor") }
       let verdict = PictureLook.verdict(c.stats)
       if verdict == .black {
-        throw CoverError(String(format: "the frame at %.3f s (pinned with \"at\") is black: %@; pin a lit frame with another \"at\" time, or supply a poster with \"cover\": {\"image\": \"poster.jpg\"}",
+        throw MarqueeError.noCover(String(format: "the frame at %.3f s (pinned with \"at\") is black: %@; pin a lit frame with another \"at\" time, or supply a poster with \"cover\": {\"image\": \"poster.jpg\"}",
                                 c.time, PictureLook.describeBlack(c.stats)))
       }
       var warnings: [String] = []
@@ -313,8 +295,8 @@ public struct CoverSelector<Payload> {
                            basis: basis, warning: nil)
       }
       guard let (c, _) = fallback else {
-        if lastTime == -Double.infinity { throw CoverError("no picture reached the cover extractor") }
-        throw CoverError("no frame is lit: every frame is black (the brightest 0.5 % of each stays under luma \(Int(PictureLook.litLuma)) of 255), so the video has nothing to show as a cover; " + CoverError.fix)
+        if lastTime == -Double.infinity { throw MarqueeError.noCover("no picture reached the cover extractor") }
+        throw MarqueeError.noCover("no frame is lit: every frame is black (the brightest 0.5 % of each stays under luma \(Int(PictureLook.litLuma)) of 255), so the video has nothing to show as a cover; " + MarqueeError.coverFix)
       }
       let verdict = PictureLook.verdict(c.stats)
       let what = verdict == .flat ? PictureLook.describeFlat(c.stats) : "blown out or blurred"

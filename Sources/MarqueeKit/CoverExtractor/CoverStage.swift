@@ -30,19 +30,25 @@ public struct CoverStage: Sendable {
     public var origin: String
   }
 
+  /// The sink that watches the transcoder's pictures for a frame cover
+  /// (`auto`, `first`, `at`); nil for a poster, where no frame is chosen.
+  public func frameSink(for policy: CoverPolicy) -> CoverFrameSink? {
+    policy.posterSource == nil ? CoverFrameSink(policy: policy) : nil
+  }
+
   /// Runs the stage.
   ///
   /// - Parameters:
   ///   - policy: the banner's `cover`.
-  ///   - frame: the transcoder's chosen frame (`nil` for a poster).
+  ///   - frame: the frame `frameSink(for:)` chose (`nil` for a poster).
   ///   - width, height: the video's output size in pixels (the top
   ///     rendition); the cover gets exactly this size.
   ///   - bundleRoot, folder: where to write, as `CoverExtractor.write`.
-  /// - Throws: `CoverError` when no frame is lit, the pinned frame or the
+  /// - Throws: `MarqueeError.noCover` when no frame is lit, the pinned frame or the
   ///   poster is black, or the poster cannot be read (the error's `source`
   ///   is then the poster); `MediaIOError` or a file-system error when
   ///   writing.
-  public func run(policy: CoverPolicy, frame: Result<CoverPicture, CoverError>?, width: Int, height: Int,
+  public func run(policy: CoverPolicy, frame: Result<CoverPicture, MarqueeError>?, width: Int, height: Int,
                   bundleRoot: URL, folder: String) throws -> Output {
     var warnings: [String] = []
     let picture: RGBAImage
@@ -56,21 +62,21 @@ public struct CoverStage: Sendable {
         picture = fitted.image
         warnings += fitted.warnings.map { "poster \(text): \($0)" }
       } catch {
-        throw CoverError("the poster (cover.image) cannot be used: \(error.reason)", source: text)
+        throw MarqueeError.noCover("the poster (cover.image) cannot be used: \(error.reason)", source: text)
       }
       time = nil
       origin = "poster \(text)"
       let statistics = PictureStatistics(image: picture)
       switch PictureLook.verdict(statistics) {
       case .black:
-        throw CoverError("the poster (cover.image) is black: \(PictureLook.describeBlack(statistics)); supply a poster with something lit in it",
+        throw MarqueeError.noCover("the poster (cover.image) is black: \(PictureLook.describeBlack(statistics)); supply a poster with something lit in it",
                          source: text)
       case .flat:
         warnings.append("the poster \(text) is \(PictureLook.describeFlat(statistics)); used as given")
       case .picture: break
       }
     } else {
-      guard let frame else { throw CoverError("no picture reached the cover extractor") }
+      guard let frame else { throw MarqueeError.noCover("no picture reached the cover extractor") }
       let chosen = try frame.get()
       picture = chosen.image
       time = chosen.time
@@ -79,8 +85,8 @@ public struct CoverStage: Sendable {
       // The same judgement verify makes of the written file.
       let statistics = PictureStatistics(image: picture)
       if PictureLook.isBlack(statistics) {
-        throw CoverError(String(format: "the cover frame at %.3f s is black: %@; ", chosen.time, PictureLook.describeBlack(statistics))
-                         + CoverError.fix)
+        throw MarqueeError.noCover(String(format: "the cover frame at %.3f s is black: %@; ", chosen.time, PictureLook.describeBlack(statistics))
+                         + MarqueeError.coverFix)
       }
     }
     let files = try CoverExtractor(webpQuality: settings.webpQuality, jpegQuality: settings.jpegQuality,

@@ -38,11 +38,11 @@ public struct PosterFitter: Sendable {
     let source = try ImageSource.open(path: url.path, limits: limits)
     let header = source.header
     guard Self.formats.contains(header.format) else {
-      throw MediaIOError(code: 0, function: "poster", context: url.lastPathComponent,
+      throw MediaIOError(kind: .unsupported, function: "poster", context: url.lastPathComponent,
                          reason: "is \(header.format.rawValue); a poster is a JPEG, PNG, WebP or HEIC still")
     }
     guard !header.isAnimated else {
-      throw MediaIOError(code: 0, function: "poster", context: url.lastPathComponent,
+      throw MediaIOError(kind: .unsupported, function: "poster", context: url.lastPathComponent,
                          reason: "is an animation; a poster is a still")
     }
     return source

@@ -100,37 +100,34 @@ public struct NginxBundleConfig: Sendable, Equatable {
   ///   - manifestMaxAge: `banners.json`'s `max-age` in seconds, 0 to
   ///     31536000 (default 60: a new bundle reaches clients within a
   ///     minute).
-  /// - Throws: ``NginxConfigError`` when the folder holds no
+  /// - Throws: ``MarqueeError`` (`.usage`) when the folder holds no
   ///   `banners.json`, its path cannot be written into nginx's syntax
   ///   (`"`, `\`, `$`, control characters), or the prefix, origin or
   ///   max-age is not one of the forms above.
   public init(
     bundle: URL, prefix: String? = nil, corsOrigin: String? = nil, manifestMaxAge: Int = 60
-  ) throws(NginxConfigError) {
+  ) throws(MarqueeError) {
     guard let resolved = Self.realPath(bundle.path) else {
-      throw NginxConfigError(.notABundle, "\(bundle.path): no such bundle folder")
+      throw MarqueeError(.usage, "\(bundle.path): no such bundle folder")
     }
     var isDirectory: ObjCBool = false
     let manifest = resolved + "/banners.json"
     guard FileManager.default.fileExists(atPath: manifest, isDirectory: &isDirectory), !isDirectory.boolValue else {
-      throw NginxConfigError(.notABundle, "\(bundle.path): not a bundle (no banners.json); build one with marquee build")
+      throw MarqueeError(.usage, "\(bundle.path): not a bundle (no banners.json); build one with marquee build")
     }
     if let bad = resolved.unicodeScalars.first(where: { $0 == "\"" || $0 == "\\" || $0 == "$" || $0.value < 0x20 || $0.value == 0x7F }) {
-      throw NginxConfigError(
-        .unsafePath, "\(resolved): the path contains '\(bad.escaped(asASCII: true))', which nginx would read as syntax or a variable; move the bundle")
+      throw MarqueeError(.usage, "\(resolved): the path contains '\(bad.escaped(asASCII: true))', which nginx would read as syntax or a variable; move the bundle")
     }
     let name = (resolved as NSString).lastPathComponent
     let chosen = prefix ?? "/\(name)/"
     guard Self.isValidPrefix(chosen) else {
-      throw NginxConfigError(
-        .invalidPrefix, "--prefix needs a URL path with / first and last and letters, digits or -._~ between (e.g. /home/), got '\(chosen)'")
+      throw MarqueeError(.usage, "--prefix needs a URL path with / first and last and letters, digits or -._~ between (e.g. /home/), got '\(chosen)'")
     }
     if let corsOrigin, !Self.isValidOrigin(corsOrigin) {
-      throw NginxConfigError(
-        .invalidOrigin, "--cors needs * or an origin like https://app.example.com (scheme, host, optional port, nothing after), got '\(corsOrigin)'")
+      throw MarqueeError(.usage, "--cors needs * or an origin like https://app.example.com (scheme, host, optional port, nothing after), got '\(corsOrigin)'")
     }
     guard (0...31_536_000).contains(manifestMaxAge) else {
-      throw NginxConfigError(.invalidMaxAge, "--manifest-max-age needs 0 to 31536000 seconds, got \(manifestMaxAge)")
+      throw MarqueeError(.usage, "--manifest-max-age needs 0 to 31536000 seconds, got \(manifestMaxAge)")
     }
     bundlePath = resolved
     self.prefix = chosen
@@ -237,33 +234,5 @@ public struct NginxBundleConfig: Sendable, Equatable {
     guard let resolved = realpath(path, nil) else { return nil }
     defer { free(resolved) }
     return String(cString: resolved)
-  }
-}
-
-/// Why ``NginxBundleConfig`` cannot describe a bundle. `marquee
-/// nginx-config` prints ``description`` and exits with 2.
-public struct NginxConfigError: Error, CustomStringConvertible, Sendable, Equatable {
-  /// What kind of input was refused.
-  public enum Kind: Sendable, Equatable {
-    /// The folder does not exist or holds no `banners.json`.
-    case notABundle
-    /// The bundle's path holds characters nginx reads as syntax.
-    case unsafePath
-    /// `prefix` is not a `/…/` URL path of plain segments.
-    case invalidPrefix
-    /// `corsOrigin` is neither `*` nor an origin.
-    case invalidOrigin
-    /// `manifestMaxAge` is outside 0…31536000.
-    case invalidMaxAge
-  }
-
-  /// What kind of input was refused.
-  public var kind: Kind
-  /// What went wrong and what to do, naming the path or value.
-  public var description: String
-
-  init(_ kind: Kind, _ description: String) {
-    self.kind = kind
-    self.description = description
   }
 }

@@ -9,7 +9,7 @@ extension ImageRenderer {
   /// the same size; decode only up to the last kept frame, shrinking each
   /// kept canvas to the largest fitted size straight away (so memory stays
   /// at ≈ the output's); then per rung resize, darken, encode.
-  func produceAnimation(_ source: ImageSource, folder: String) throws(ImageRenderError) -> ([(String, Data)], RenderedImageSet) {
+  func produceAnimation(_ source: ImageSource, folder: String) throws(MarqueeError) -> ([(String, Data)], RenderedImageSet) {
     let file = source.name
     let header = source.header
     var warnings = header.warnings
@@ -32,7 +32,7 @@ extension ImageRenderer {
     }
     sizes.sort { $0.width < $1.width }
     guard let work = sizes.last else {
-      throw ImageRenderError(code: .invalidRequest, file: file, message: "no output size")
+      throw MarqueeError(.invalidRequest, file: file, message: "no output size")
     }
 
     // Decode the kept frames, shrunk to the working size as they arrive.
@@ -43,7 +43,7 @@ extension ImageRenderer {
       }
       warnings += summary.warnings
     } catch {
-      throw ImageRenderError.decoding(error, file: file)
+      throw MarqueeError.decoding(error, file: file)
     }
     // A decoder may deliver fewer frames than the header promised; retime
     // what arrived so the total duration still matches.
@@ -51,7 +51,7 @@ extension ImageRenderer {
     if kept.count < plan.count {
       let arrived = plan.map(\.index).filter { kept[$0] != nil }
       guard !arrived.isEmpty else {
-        throw ImageRenderError(code: .corruptSource, file: file, message: "no animation frame could be decoded")
+        throw MarqueeError(.corruptSource, file: file, message: "no animation frame could be decoded")
       }
       frames = AnimationPlan.retime(arrived, durations: header.frameDurations)
       warnings.append("only \(arrived.count) of the \(plan.count) planned frames could be decoded")
@@ -73,7 +73,7 @@ extension ImageRenderer {
         do {
           rungFrames.append(try ImageResampler.resize(canvas, width: size.width, height: size.height))
         } catch {
-          throw ImageRenderError.encoding(error, file: file, output: "the \(size.width)x\(size.height) animation")
+          throw MarqueeError.encoding(error, file: file, output: "the \(size.width)x\(size.height) animation")
         }
       }
       let darkFrames = darkAnimation(rungFrames, kind: firstKind)
@@ -88,7 +88,7 @@ extension ImageRenderer {
         files.append((names.darkJpeg, try JPEGEncoder.encode(flatten(darkFrames[0], onto: options.darkSurface),
                                                              quality: options.jpegQuality)))
       } catch {
-        throw ImageRenderError.encoding(error, file: file, output: "the \(size.width)x\(size.height) animation")
+        throw MarqueeError.encoding(error, file: file, output: "the \(size.width)x\(size.height) animation")
       }
       renditions.append(names.rendition(width: size.width, height: size.height))
     }

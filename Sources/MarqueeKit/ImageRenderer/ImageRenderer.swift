@@ -49,9 +49,9 @@ public struct ImageRenderer: Sendable {
   ///   - id: the banner id, used as a folder name (one path segment).
   ///   - bundleRoot: the bundle folder.
   /// - Returns: what was written, with paths relative to `bundleRoot`.
-  /// - Throws: `ImageRenderError` naming the file and the reason; nothing
+  /// - Throws: `MarqueeError` naming the file and the reason; nothing
   ///   is left behind under `images/<id>/` on failure.
-  public func render(source: URL, id: String, bundleRoot: URL) throws(ImageRenderError) -> RenderedImageSet {
+  public func render(source: URL, id: String, bundleRoot: URL) throws(MarqueeError) -> RenderedImageSet {
     let file = source.lastPathComponent
     try validate(id: id, file: file)
     let (files, set) = try produce(source: source, folder: "images/\(id)")
@@ -64,14 +64,14 @@ public struct ImageRenderer: Sendable {
   /// - Parameter folder: the bundle-relative folder the paths go in.
   /// - Returns: the file contents keyed by bundle-relative path, and the
   ///   description of the set.
-  func produce(source: URL, folder: String) throws(ImageRenderError) -> ([(String, Data)], RenderedImageSet) {
+  func produce(source: URL, folder: String) throws(MarqueeError) -> ([(String, Data)], RenderedImageSet) {
     let file = source.lastPathComponent
     let imageSource: ImageSource
     do {
       imageSource = try ImageSource.open(path: source.path, limits: options.limits,
                                          maxAnimationPixels: options.maxAnimationPixels)
     } catch {
-      throw ImageRenderError.decoding(error, file: file)
+      throw MarqueeError.decoding(error, file: file)
     }
     if imageSource.header.isAnimated {
       return try produceAnimation(imageSource, folder: folder)
@@ -81,7 +81,7 @@ public struct ImageRenderer: Sendable {
 
   // MARK: - Stills
 
-  func produceStill(_ source: ImageSource, folder: String) throws(ImageRenderError) -> ([(String, Data)], RenderedImageSet) {
+  func produceStill(_ source: ImageSource, folder: String) throws(MarqueeError) -> ([(String, Data)], RenderedImageSet) {
     let file = source.name
     let header = source.header
     let ladder = WidthLadder.sizes(sourceWidth: header.width, sourceHeight: header.height, widths: options.widths)
@@ -90,7 +90,7 @@ public struct ImageRenderer: Sendable {
     do {
       picture = try source.decodeStill(minimumWidth: widest)
     } catch {
-      throw ImageRenderError.decoding(error, file: file)
+      throw MarqueeError.decoding(error, file: file)
     }
     var files: [(String, Data)] = []
     var renditions: [RenderedImageSet.Rendition] = []
@@ -100,7 +100,7 @@ public struct ImageRenderer: Sendable {
       do {
         resized = try ImageResampler.resize(picture.image, width: rung.width, height: rung.height)
       } catch {
-        throw ImageRenderError.encoding(error, file: file, output: "the \(rung.width)x\(rung.height) rendition")
+        throw MarqueeError.encoding(error, file: file, output: "the \(rung.width)x\(rung.height) rendition")
       }
       let dark = darkGenerator.makeDarkVariant(of: resized)
       darkKind = dark.kind
@@ -117,7 +117,7 @@ public struct ImageRenderer: Sendable {
 
   /// The four files of one still rung.
   func encodeStill(_ image: RGBAImage, dark: RGBAImage, names: RungPaths,
-                   file: String) throws(ImageRenderError) -> [(String, Data)] {
+                   file: String) throws(MarqueeError) -> [(String, Data)] {
     do {
       return [
         (names.webp, try WebPEncoder.encode(image, quality: options.webpQuality)),
@@ -126,7 +126,7 @@ public struct ImageRenderer: Sendable {
         (names.darkJpeg, try JPEGEncoder.encode(flatten(dark, onto: options.darkSurface), quality: options.jpegQuality)),
       ]
     } catch {
-      throw ImageRenderError.encoding(error, file: file, output: "\(image.width)x\(image.height) WebP/JPEG")
+      throw MarqueeError.encoding(error, file: file, output: "\(image.width)x\(image.height) WebP/JPEG")
     }
   }
 
@@ -167,20 +167,19 @@ public struct ImageRenderer: Sendable {
 
   // MARK: - Validation and output
 
-  func validate(id: String, file: String) throws(ImageRenderError) {
+  func validate(id: String, file: String) throws(MarqueeError) {
     if let problem = options.problem {
-      throw ImageRenderError(code: .invalidRequest, file: file, message: problem)
+      throw MarqueeError(.invalidRequest, file: file, message: problem)
     }
     let bad = id.isEmpty || id == "." || id == ".." || id.contains("/") || id.contains("\\") || id.contains("\0")
     if bad {
-      throw ImageRenderError(code: .invalidRequest, file: file,
-                             message: "banner id '\(id)' cannot be used as a folder name")
+      throw MarqueeError(.invalidRequest, file: file, message: "banner id '\(id)' cannot be used as a folder name")
     }
   }
 
   /// Writes `files` into a fresh temporary folder next to the target, then
   /// swaps it into place, so a failure leaves no half-written folder.
-  func write(_ files: [(String, Data)], folder: String, bundleRoot: URL, file: String) throws(ImageRenderError) {
+  func write(_ files: [(String, Data)], folder: String, bundleRoot: URL, file: String) throws(MarqueeError) {
     let fm = FileManager.default
     let target = bundleRoot.appendingPathComponent(folder, isDirectory: true)
     let parent = target.deletingLastPathComponent()
@@ -195,8 +194,7 @@ public struct ImageRenderer: Sendable {
       try fm.moveItem(at: temp, to: target)
     } catch {
       try? fm.removeItem(at: temp)
-      throw ImageRenderError(code: .writeFailed, file: file,
-                             message: "cannot write \(folder)/ under \(bundleRoot.path): \(error.localizedDescription)")
+      throw MarqueeError(.writeFailed, file: file, message: "cannot write \(folder)/ under \(bundleRoot.path): \(error.localizedDescription)")
     }
   }
 }

@@ -1,37 +1,5 @@
 import Foundation
 
-// MARK: - ManifestError
-
-/// An entry that would break the banners.json contract
-/// (docs/playback-constraints.md §1), found by `ManifestEmitter.render(_:)`.
-///
-/// These come from a stage handing over something inconsistent (an empty
-/// path, an infinite duration), not from the user's job file, which
-/// `JobReader` has already checked.
-public struct ManifestError: Error, CustomStringConvertible, Sendable, Equatable {
-  /// Where in banners.json the bad value would go, e.g. `banners[2].duration`;
-  /// `""` for the emitter's own configuration (the base URL).
-  public var path: String
-  /// The banner id, when the problem belongs to a banner.
-  public var id: String?
-  /// What is wrong.
-  public var reason: String
-
-  /// Creates an error.
-  public init(path: String, id: String?, reason: String) {
-    self.path = path
-    self.id = id
-    self.reason = reason
-  }
-
-  /// `banners[2].duration (banner "spring"): must be …`.
-  public var description: String {
-    var text = path.isEmpty ? "banners.json" : path
-    if let id { text += " (banner \(JobJSON.quoted(id)))" }
-    return "\(text): \(reason)"
-  }
-}
-
 // MARK: - ManifestEmitter
 
 /// Writes banners.json, the contract the carousel client parses
@@ -83,17 +51,17 @@ public struct ManifestEmitter: Sendable {
   ///   `autoplay` without `muted`, a duration that is not finite and
   ///   positive (after rounding to milliseconds), a width or height below 1,
   ///   or a `link` that is not an absolute http(s) URL.
-  public func render(_ entries: [ManifestEntry]) throws(ManifestError) -> Data {
+  public func render(_ entries: [ManifestEntry]) throws(MarqueeError) -> Data {
     let prefix = try urlPrefix()
     var items: [ManifestJSON] = []
     var seen: Set<String> = []
     for (index, entry) in entries.enumerated() {
       let path = "banners[\(index)]"
       guard !entry.id.isEmpty else {
-        throw ManifestError(path: path + ".id", id: nil, reason: "the banner id is empty")
+        throw MarqueeError.manifest(path: path + ".id", id: nil, reason: "the banner id is empty")
       }
       guard seen.insert(entry.id).inserted else {
-        throw ManifestError(path: path + ".id", id: entry.id, reason: "duplicate banner id")
+        throw MarqueeError.manifest(path: path + ".id", id: entry.id, reason: "duplicate banner id")
       }
       var builder = ManifestItemBuilder(path: path, id: entry.id, prefix: prefix)
       switch entry {
@@ -117,10 +85,10 @@ public struct ManifestEmitter: Sendable {
   /// - Returns: The URL text.
   /// - Throws: `ManifestError` (path `""`) if the base URL or the path is
   ///   unusable.
-  public func url(forBundlePath path: String) throws(ManifestError) -> String {
+  public func url(forBundlePath path: String) throws(MarqueeError) -> String {
     let prefix = try urlPrefix()
     if let problem = Self.problem(withBundlePath: path) {
-      throw ManifestError(path: "", id: nil, reason: "\(JobJSON.quoted(path)): \(problem)")
+      throw MarqueeError.manifest(path: "", id: nil, reason: "\(JobJSON.quoted(path)): \(problem)")
     }
     return prefix + Self.percentEncodedPath(path)
   }
@@ -128,13 +96,13 @@ public struct ManifestEmitter: Sendable {
   // MARK: - URLs
 
   /// The base URL with a trailing `/`, or `""`.
-  private func urlPrefix() throws(ManifestError) -> String {
+  private func urlPrefix() throws(MarqueeError) -> String {
     guard var base = baseURL else { return "" }
     if let problem = HTTPURLRule.problem(with: base) {
-      throw ManifestError(path: "", id: nil, reason: "base URL \(JobJSON.quoted(base)): \(problem)")
+      throw MarqueeError.manifest(path: "", id: nil, reason: "base URL \(JobJSON.quoted(base)): \(problem)")
     }
     if let components = URLComponents(string: base), components.query != nil || components.fragment != nil {
-      throw ManifestError(path: "", id: nil, reason: "base URL \(JobJSON.quoted(base)) must not have a query or fragment")
+      throw MarqueeError.manifest(path: "", id: nil, reason: "base URL \(JobJSON.quoted(base)) must not have a query or fragment")
     }
     if !base.hasSuffix("/") { base += "/" }
     return base
@@ -206,22 +174,22 @@ private struct ManifestItemBuilder {
     self.prefix = prefix
   }
 
-  func fail(_ key: String, _ reason: String) -> ManifestError {
-    ManifestError(path: key.isEmpty ? path : "\(path).\(key)", id: id, reason: reason)
+  func fail(_ key: String, _ reason: String) -> MarqueeError {
+    MarqueeError.manifest(path: key.isEmpty ? path : "\(path).\(key)", id: id, reason: reason)
   }
 
-  func url(_ bundlePath: String, key: String) throws(ManifestError) -> String {
+  func url(_ bundlePath: String, key: String) throws(MarqueeError) -> String {
     if let problem = ManifestEmitter.problem(withBundlePath: bundlePath) {
       throw fail(key, "\(problem) (path \(JobJSON.quoted(bundlePath)))")
     }
     return prefix + ManifestEmitter.percentEncodedPath(bundlePath)
   }
 
-  mutating func set(_ key: String, url bundlePath: String) throws(ManifestError) {
+  mutating func set(_ key: String, url bundlePath: String) throws(MarqueeError) {
     members[key] = .string(try url(bundlePath, key: key))
   }
 
-  mutating func setURL(_ bundlePath: String, allowedExtensions: Set<String>) throws(ManifestError) {
+  mutating func setURL(_ bundlePath: String, allowedExtensions: Set<String>) throws(MarqueeError) {
     let text = try url(bundlePath, key: "url")
     let ext = (bundlePath as NSString).pathExtension.lowercased()
     guard allowedExtensions.contains(ext) else {
@@ -232,7 +200,7 @@ private struct ManifestItemBuilder {
     members["url"] = .string(text)
   }
 
-  mutating func setSize(width: Int, height: Int, key: String = "") throws(ManifestError) {
+  mutating func setSize(width: Int, height: Int, key: String = "") throws(MarqueeError) {
     guard width >= 1, height >= 1 else {
       throw fail(key.isEmpty ? "width" : key, "width and height must be at least 1, found \(width)x\(height)")
     }
@@ -240,13 +208,13 @@ private struct ManifestItemBuilder {
     members["height"] = .integer(height)
   }
 
-  mutating func setLink(_ link: String?) throws(ManifestError) {
+  mutating func setLink(_ link: String?) throws(MarqueeError) {
     guard let link else { return }
     if let problem = HTTPURLRule.problem(with: link) { throw fail("link", problem) }
     members["link"] = .string(link)
   }
 
-  mutating func addVideo(_ video: VideoManifestEntry) throws(ManifestError) {
+  mutating func addVideo(_ video: VideoManifestEntry) throws(MarqueeError) {
     members["type"] = .string("video")
     members["id"] = .string(id)
     let main = video.urlChoice == .hls ? video.playlistPath : video.mp4Path
@@ -272,7 +240,7 @@ private struct ManifestItemBuilder {
     try setLink(video.link)
   }
 
-  mutating func addImage(_ image: ImageManifestEntry) throws(ManifestError) {
+  mutating func addImage(_ image: ImageManifestEntry) throws(MarqueeError) {
     members["type"] = .string("image")
     members["id"] = .string(id)
     try setURL(image.path, allowedExtensions: ManifestEmitter.imageURLExtensions)

@@ -39,7 +39,7 @@ struct BannerItemBuilder: Sendable {
   /// Runs the item's chain.
   ///
   /// - Throws: whatever the stages throw (`TranscodeError`, `MediaIOError`,
-  ///   `ImageRenderError`, file-system errors); `ItemFailure.classify`
+  ///   `MarqueeError`, file-system errors); `ItemFailure.classify`
   ///   turns it into words.
   func make(_ spec: BannerSpec) throws -> ItemProduct {
     let folder = Self.folder(for: spec)
@@ -61,34 +61,20 @@ struct BannerItemBuilder: Sendable {
 
 extension ItemFailure {
   /// Words for any error a stage or the store threw, and whether it means
-  /// the output cannot be written.
+  /// the output cannot be written: decided from `MarqueeError.code` and
+  /// `MediaIOError.kind`, never from the text.
   static func classify(_ error: Error, spec: BannerSpec) -> ItemFailure {
-    let reason: String
-    var io = false
     switch error {
-    case let e as TranscodeError:
-      reason = e.reason
-      if let cause = e.cause { io = FileSystem.outputErrnos.contains(-cause.code) }
+    case let e as MarqueeError where e.code == .noCover:
+      return ItemFailure(id: spec.id, source: e.file ?? spec.sourceText, reason: e.message, stage: .cover)
+    case let e as MarqueeError:
+      // The failure names the item and its source as written in the job.
+      return ItemFailure(id: spec.id, source: spec.sourceText, reason: e.message, isOutputIOError: e.isOutputIOError)
     case let e as MediaIOError:
-      reason = e.description
-      io = FileSystem.outputErrnos.contains(-e.code)
-    case let e as ImageRenderError:
-      reason = e.message  // the failure names the source
-      io = e.code == .writeFailed || e.cause.map { FileSystem.outputErrnos.contains(-$0.code) } ?? false
-    case let e as ItemFailure:
-      return e
-    case let e as CoverError:
-      return ItemFailure(id: spec.id, source: e.source ?? spec.sourceText, reason: e.reason, stage: .cover)
-    case let e as StoreError:
-      reason = e.description
-      io = e.isIO
+      return ItemFailure(id: spec.id, source: spec.sourceText, reason: e.description, isOutputIOError: e.isOutputIOError)
     default:
-      reason = FileSystem.describe(error)
-      io = FileSystem.posixCode(error).map { FileSystem.outputErrnos.contains($0) } ?? false
+      let io = FileSystem.posixCode(error).map { MediaIOError.outputErrnos.contains($0) } ?? false
+      return ItemFailure(id: spec.id, source: spec.sourceText, reason: FileSystem.describe(error), isOutputIOError: io)
     }
-    // Errors that only carry text (a muxer's trailer, a wrapped write).
-    let markers = ["No space left on device", "File too large", "Disk quota exceeded", "Read-only file system"]
-    if markers.contains(where: reason.contains) { io = true }
-    return ItemFailure(id: spec.id, source: spec.sourceText, reason: reason, isOutputIOError: io)
   }
 }

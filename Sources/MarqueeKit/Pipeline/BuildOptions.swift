@@ -79,30 +79,3 @@ public struct ShardSpec: Sendable, Equatable, CustomStringConvertible {
   public func contains(itemIndex: Int) -> Bool { itemIndex % count == index }
   public var description: String { "\(index)/\(count)" }
 }
-
-/// A run-level failure: the bundle is locked, the output cannot be written,
-/// or the staged bundle failed verification. Item failures are never
-/// thrown: they are outcomes.
-public struct BundleError: Error, CustomStringConvertible, Sendable {
-  public enum Kind: Sendable, Equatable {
-    /// Another run holds the bundle's lock (exit code 3).
-    case locked
-    /// The output root cannot be written: disk full, permissions (exit 4).
-    case io
-    /// The staged bundle breaks the constraints (exit 1).
-    case verification
-  }
-
-  public var kind: Kind
-  public var reason: String
-  /// For `.locked`: how the holder described itself (pid, host, start).
-  public var holder: String?
-
-  public init(kind: Kind = .io, reason: String, holder: String? = nil) {
-    self.kind = kind
-    self.reason = reason
-    self.holder = holder
-  }
-
-  public var description: String { reason }
-}

@@ -37,11 +37,12 @@ public struct BundleBuilder: Sendable {
 
   /// Runs the job.
   ///
-  /// - Throws: `BundleError` when the bundle is locked by another run
+  /// - Throws: `MarqueeError` when the bundle is locked by another run
   ///   (`.locked`), or the output root cannot be prepared or the bundle put
-  ///   in place (`.io`). Items that fail are reported in the `BuildReport`;
+  ///   in place (`.writeFailed`), or the bundle cannot be assembled
+  ///   (`.verification`). Items that fail are reported in the `BuildReport`;
   ///   an output I/O error during an item sets `BuildReport.ioError`.
-  public func build(job: Job, options: BuildOptions) async throws(BundleError) -> BuildReport {
+  public func build(job: Job, options: BuildOptions) async throws(MarqueeError) -> BuildReport {
     try await BuildRun(job: job, options: options).execute()
   }
 }
@@ -85,12 +86,12 @@ struct BuildRun: Sendable {
 
   /// The run, phase by phase: prepare and lock, build or reuse every item,
   /// then (unless this is a shard) assemble, verify and publish.
-  func execute() async throws(BundleError) -> BuildReport {
+  func execute() async throws(MarqueeError) -> BuildReport {
     let started = Date()
     do {
       try FileSystem.prepareOwnedFolders(root: root, AssetStore.folders + [".marquee/staging", ".marquee/locks"])
     } catch {
-      throw BundleError(kind: .io, reason: "cannot prepare the output root: \(error)")
+      throw MarqueeError(.writeFailed, "cannot prepare the output root: \(error)")
     }
     let shard: ShardSpec? = if case .shard(let s) = options.mode { s } else { nil }
     announce()
@@ -101,7 +102,7 @@ struct BuildRun: Sendable {
       emit(.cleanup, .removed, message: "temporary folder of a run that is gone: \(name)")
     }
     // Checked before any encoding.
-    if let problem = publisher.replaceProblem() { throw BundleError(kind: .io, reason: problem) }
+    if let problem = publisher.replaceProblem() { throw MarqueeError(.writeFailed, problem) }
 
     var run = RunRecord(started: started, bundle: bundle, warnings: job.warnings)
     // Whether there is a bundle a failed run leaves in place (read under
@@ -143,17 +144,17 @@ struct BuildRun: Sendable {
   }
 
   /// Takes the bundle lock and clears what killed runs left in staging.
-  private func lockBundle() async throws(BundleError) -> BundleLock {
+  private func lockBundle() async throws(MarqueeError) -> BundleLock {
     let lock: BundleLock
     do {
       lock = try await BundleLock.acquire(outputRoot: root, bundleName: job.name, wait: options.waitForLock,
                                           command: options.commandDescription) { holder in
         emit(.lock, .waiting, message: "bundle is locked by \(holder); waiting")
       }
-    } catch let busy as BundleLock.Busy {
-      throw BundleError(kind: .locked, reason: "\(bundle.path) is being built by another run: \(busy.holder)", holder: busy.holder)
+    } catch let busy as MarqueeError where busy.code == .locked {
+      throw MarqueeError(.locked, "\(bundle.path) is being built by another run: \(busy.message)")
     } catch {
-      throw BundleError(kind: .io, reason: "cannot lock \(bundle.path): \(error)")
+      throw MarqueeError(.writeFailed, "cannot lock \(bundle.path): \(error)")
     }
     emit(.lock, .acquired, message: BundleLock.url(outputRoot: root, bundleName: job.name).path)
     await TestHooks.holdLockIfAsked()
@@ -178,7 +179,7 @@ struct BuildRun: Sendable {
 
   /// Steps 4–5: assemble, verify, publish. With `allowPartial`, items that
   /// fail verification are dropped and the rest tried once more.
-  private func assembleVerifyPublish(_ run: inout RunRecord) async throws(BundleError) -> BuildReport {
+  private func assembleVerifyPublish(_ run: inout RunRecord) async throws(MarqueeError) -> BuildReport {
     for attempt in 0..<2 {
       let failed = run.outcomes.filter { $0.outcome.status == .failed }
       let good = run.outcomes.filter { $0.record != nil && $0.outcome.status != .failed }
@@ -191,7 +192,7 @@ struct BuildRun: Sendable {
         try assemble(good, into: staging)
       } catch {
         FileSystem.remove(staging)
-        guard error.isIO else { throw BundleError(kind: .verification, reason: "cannot assemble the bundle: \(error)") }
+        guard error.isOutputIOError else { throw MarqueeError(.verification, "cannot assemble the bundle: \(error)") }
         run.report.ioError = error.description
         notPublished("the output cannot be written (\(error)); \(run.unchanged)", &run.report)
         return finish(&run, published: false)
@@ -223,7 +224,7 @@ struct BuildRun: Sendable {
     return nil
   }
 
-  private func assemble(_ good: [ItemState], into staging: URL) throws(StoreError) {
+  private func assemble(_ good: [ItemState], into staging: URL) throws(MarqueeError) {
     let start = Date()
     let items = good.compactMap { state in
       state.record.flatMap { record in
@@ -270,11 +271,11 @@ struct BuildRun: Sendable {
   /// Switches the verified staging bundle into place, warns about the items
   /// left out and prunes the store.
   private func publishStaged(_ staging: URL, good: [ItemState], failed: [ItemState],
-                             _ report: inout BuildReport) throws(BundleError) {
+                             _ report: inout BuildReport) throws(MarqueeError) {
     let publishStart = Date()
     do { try publisher.publish(staging: staging) } catch {
       FileSystem.remove(staging)
-      throw BundleError(kind: .io, reason: "cannot switch \(bundle.path) into place: \(error)")
+      throw MarqueeError(.writeFailed, "cannot switch \(bundle.path) into place: \(error)")
     }
     for f in failed {
       let text = "published without \(f.outcome.id) (--allow-partial): \(f.outcome.failure?.sourceAndReason ?? "failed")"
@@ -309,6 +310,12 @@ struct BuildRun: Sendable {
     }
   }
 
+  /// An item's fingerprint, or why its source (or poster) cannot be hashed.
+  enum Fingerprinting: Sendable {
+    case done(ItemFingerprint)
+    case failed(ItemFailure)
+  }
+
   /// Fingerprints the selected items and builds those not in the store.
   private func produceItems(shard: ShardSpec?) async -> [ItemState] {
     let specs = job.banners
@@ -321,20 +328,20 @@ struct BuildRun: Sendable {
 
     // Fingerprints.
     let hashStart = Date()
-    let fingerprints = await Self.boundedMap(selected, limit: options.jobs, budget: budget) { i -> Result<ItemFingerprint, ItemFailure> in
+    let fingerprints = await Self.boundedMap(selected, limit: options.jobs, budget: budget) { i -> Fingerprinting in
       let spec = specs[i]
       let digest: String
-      do throws(StoreError) { digest = try store.sourceDigest(spec.source, maxFileSize: settings.maxFileSize) } catch {
-        return .failure(ItemFailure(id: spec.id, source: spec.sourceText, reason: Self.sourceProblem(spec.source, error)))
+      do throws(MarqueeError) { digest = try store.sourceDigest(spec.source, maxFileSize: settings.maxFileSize) } catch {
+        return .failed(ItemFailure(id: spec.id, source: spec.sourceText, reason: Self.sourceProblem(spec.source, error)))
       }
       guard case .image(let poster, let posterText) = spec.cover else {
-        return .success(ItemFingerprint(spec: spec, settings: settings, sourceDigest: digest))
+        return .done(ItemFingerprint(spec: spec, settings: settings, sourceDigest: digest))
       }
-      do throws(StoreError) {
+      do throws(MarqueeError) {
         let posterDigest = try store.sourceDigest(poster, maxFileSize: settings.maxFileSize)
-        return .success(ItemFingerprint(spec: spec, settings: settings, sourceDigest: digest, posterDigest: posterDigest))
+        return .done(ItemFingerprint(spec: spec, settings: settings, sourceDigest: digest, posterDigest: posterDigest))
       } catch {
-        return .failure(ItemFailure(id: spec.id, source: posterText,
+        return .failed(ItemFailure(id: spec.id, source: posterText,
                                     reason: "the poster (cover.image): " + Self.sourceProblem(poster, error)))
       }
     }
@@ -346,10 +353,10 @@ struct BuildRun: Sendable {
     for (n, i) in selected.enumerated() {
       let spec = specs[i]
       switch fingerprints[n] {
-      case .failure(let failure):
+      case .failed(let failure):
         states[i].fail(failure)
         emit(.error, item: spec.id, .hash, .failed, error: failure.sourceAndReason, fields: ["source": failure.source])
-      case .success(let fp):
+      case .done(let fp):
         states[i].outcome.fingerprint = fp.hash
         states[i].outcome.folder = Self.bundleFolder(spec, fp.hash)
         if let record = store.record(fp.hash), !(options.forceRebuild && options.mode != .merge) {
@@ -419,7 +426,7 @@ struct BuildRun: Sendable {
 
   /// Why a source could not be fingerprinted, in `validate`'s words and
   /// without its path: the failure names the source as written in the job.
-  static func sourceProblem(_ source: URL, _ error: StoreError) -> String {
+  static func sourceProblem(_ source: URL, _ error: MarqueeError) -> String {
     error.description
   }
 
@@ -463,8 +470,7 @@ struct BuildRun: Sendable {
       let verifyStart = Date()
       let violations = verifyObject(record, spec: spec, filesRoot: produced, scratch: folder)
       guard violations.isEmpty else {
-        throw ItemFailure(id: spec.id, source: spec.sourceText,
-                          reason: "outputs fail verification: " + violations.map { "\($0.file): \($0.problem)" }.joined(separator: "; "))
+        throw MarqueeError(.verification, "outputs fail verification: " + violations.map { "\($0.file): \($0.problem)" }.joined(separator: "; "))
       }
       record.verified = true
       emit(.debug, item: spec.id, .verify, .finished, duration: Date().timeIntervalSince(verifyStart),

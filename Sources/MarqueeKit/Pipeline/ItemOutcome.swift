@@ -1,7 +1,7 @@
 import Foundation
 
 /// Why an item failed, for the user: names the item, the file and the reason.
-public struct ItemFailure: Error, CustomStringConvertible, Sendable {
+public struct ItemFailure: CustomStringConvertible, Sendable {
   /// The banner id.
   public var id: String
   /// The source as written in the job file.

@@ -55,13 +55,13 @@ struct PreviewBanner: Sendable, Equatable {
   ///
   /// - Throws: ``PreviewError`` when the document is not a `{"banners": [...]}`
   ///   object of items with an `id` and a `type` of `video` or `image`.
-  static func parse(_ data: Data, bundle: URL) throws(PreviewError) -> [PreviewBanner] {
+  static func parse(_ data: Data, bundle: URL) throws(MarqueeError) -> [PreviewBanner] {
     let object: Any
     do { object = try JSONSerialization.jsonObject(with: data) } catch {
-      throw PreviewError("banners.json is not valid JSON: \(error.localizedDescription)")
+      throw MarqueeError(.usage, "banners.json is not valid JSON: \(error.localizedDescription)")
     }
     guard let document = object as? [String: Any], let items = document["banners"] as? [Any] else {
-      throw PreviewError("banners.json has no \"banners\" array")
+      throw MarqueeError(.usage, "banners.json has no \"banners\" array")
     }
     var resolver = BundlePathResolver(bundle: bundle)
     var banners: [PreviewBanner] = []
@@ -69,7 +69,7 @@ struct PreviewBanner: Sendable, Equatable {
       guard let item = value as? [String: Any], let id = item["id"] as? String,
         let kind = (item["type"] as? String).flatMap(Kind.init(rawValue:))
       else {
-        throw PreviewError("banners[\(index)] has no id or no type video/image")
+        throw MarqueeError(.usage, "banners[\(index)] has no id or no type video/image")
       }
       var banner = PreviewBanner(id: id, kind: kind)
       banner.width = item["width"] as? Int

@@ -17,21 +17,6 @@ public struct PreviewResult: Sendable, Equatable {
   public var warnings: [String]
 }
 
-/// A preview-time failure: `banners.json` is missing or not the
-/// document Marquee writes, or a preview file cannot be written.
-public struct PreviewError: Error, CustomStringConvertible, Sendable {
-  /// What went wrong, naming the file.
-  public var description: String
-  /// The request itself is wrong (the output folder is the bundle or inside
-  /// it), as opposed to a file that cannot be read or written.
-  public var isUsage = false
-
-  init(_ description: String, isUsage: Bool = false) {
-    self.description = description
-    self.isUsage = isUsage
-  }
-}
-
 /// Writes a look-don't-read preview of a built bundle: `preview.html`,
 /// showing every banner (the cover and its dark variant side by side, the
 /// MP4 in a `<video>` element, each image width light and dark), and
@@ -93,23 +78,22 @@ public struct PreviewWriter: Sendable {
   ///   - out: The folder to write into, created if needed; `nil` for
   ///     ``defaultFolder(for:)``.
   /// - Returns: The files written and what was shown.
-  /// - Throws: ``PreviewError`` when `out` is the bundle or inside it
-  ///   (symbolic links resolved; `isUsage`), `banners.json` is missing or
+  /// - Throws: ``MarqueeError`` when `out` is the bundle or inside it
+  ///   (symbolic links resolved; `.usage`), `banners.json` is missing or
   ///   malformed, or a preview file cannot be written. Missing media files
   ///   are warnings, not errors: the preview shows what is there.
-  public func write(bundle: URL, into out: URL? = nil) throws(PreviewError) -> PreviewResult {
+  public func write(bundle: URL, into out: URL? = nil) throws(MarqueeError) -> PreviewResult {
     let folder = out ?? Self.defaultFolder(for: bundle)
     let realBundle = Self.resolved(bundle)
     let realFolder = Self.resolved(folder)
     if realFolder == realBundle || realFolder.hasPrefix(realBundle == "/" ? "/" : realBundle + "/") {
-      throw PreviewError(
-        "\(folder.path) is inside the bundle \(bundle.path): the preview is written beside it (default \(Self.defaultFolder(for: bundle).path)) so a sync never uploads it",
-        isUsage: true)
+      throw MarqueeError(.usage,
+        "\(folder.path) is inside the bundle \(bundle.path): the preview is written beside it (default \(Self.defaultFolder(for: bundle).path)) so a sync never uploads it")
     }
     let manifestURL = bundle.appendingPathComponent("banners.json")
     let data: Data
     do { data = try FileSystem.readOwnedFile(root: bundle, "banners.json", limit: 16 << 20) } catch {
-      throw PreviewError("cannot read \(manifestURL.path): \(error.reason)")
+      throw MarqueeError(.unreadableSource, "cannot read \(manifestURL.path): \(error.reason)")
     }
     let banners = try PreviewBanner.parse(data, bundle: bundle)
     var warnings: [String] = []
@@ -120,13 +104,13 @@ public struct PreviewWriter: Sendable {
     }
 
     do { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) } catch {
-      throw PreviewError("cannot create \(folder.path): \(error.localizedDescription)")
+      throw MarqueeError(.writeFailed, "cannot create \(folder.path): \(error.localizedDescription)")
     }
     let html = PreviewHTML(darkSurface: darkSurface, bundleLink: Self.relativeLink(from: realFolder, to: realBundle))
       .render(banners, bundleName: bundle.standardizedFileURL.lastPathComponent)
     let htmlURL = folder.appendingPathComponent(Self.htmlName)
     do { try Data(html.utf8).write(to: htmlURL, options: .atomic) } catch {
-      throw PreviewError("cannot write \(htmlURL.path): \(error.localizedDescription)")
+      throw MarqueeError(.writeFailed, "cannot write \(htmlURL.path): \(error.localizedDescription)")
     }
 
     let sheet = ContactSheet(tileHeight: tileHeight, darkSurface: darkSurface)
@@ -135,7 +119,7 @@ public struct PreviewWriter: Sendable {
     do {
       try PNGWriter.encode(sheet).write(to: sheetURL, options: .atomic)
     } catch {
-      throw PreviewError("cannot write \(sheetURL.path): \(error)")
+      throw MarqueeError(.writeFailed, "cannot write \(sheetURL.path): \(error)")
     }
     return PreviewResult(
       html: htmlURL, contactSheet: sheetURL, bannerIDs: banners.map(\.id),

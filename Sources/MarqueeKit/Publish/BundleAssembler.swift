@@ -27,9 +27,9 @@ struct BundleAssembler: Sendable {
 
   /// Links the items into `staging` (created) and writes banners.json.
   ///
-  /// - Throws: `StoreError` when a folder, link or file cannot be made
+  /// - Throws: `MarqueeError` when a folder, link or file cannot be made
   ///   (`isIO` for a full disk and the like) or banners.json is invalid.
-  func assemble(_ items: [Item], into staging: URL) throws(StoreError) -> Summary {
+  func assemble(_ items: [Item], into staging: URL) throws(MarqueeError) -> Summary {
     try FileSystem.makeDirectory(staging)
     var entries: [ManifestEntry] = []
     var fileCount = 0
@@ -39,7 +39,7 @@ struct BundleAssembler: Sendable {
     }
     let manifest: Data
     do { manifest = try ManifestEmitter(baseURL: baseURL, surfaces: surfaces).render(entries) } catch {
-      throw StoreError("banners.json cannot be written: \(error)")
+      throw MarqueeError.store("banners.json cannot be written: \(error)")
     }
     try FileSystem.writeAtomically(Data(NginxDarkThemeRule.text.utf8), to: staging.appendingPathComponent(NginxDarkThemeRule.fileName))
     try FileSystem.writeAtomically(manifest, to: staging.appendingPathComponent("banners.json"))
@@ -47,7 +47,7 @@ struct BundleAssembler: Sendable {
   }
 
   /// Links one item's stored files; returns how many.
-  private func link(_ item: Item, into staging: URL) throws(StoreError) -> Int {
+  private func link(_ item: Item, into staging: URL) throws(MarqueeError) -> Int {
     let source = store.files(item.record.hash)
     let target = staging.appendingPathComponent(item.folder, isDirectory: true)
     var made: Set<String> = []

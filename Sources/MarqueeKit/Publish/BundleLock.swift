@@ -28,12 +28,6 @@ final class BundleLock {
   private var held = false
   let url: URL
 
-  /// Why the lock is not ours: the holder as it described itself.
-  struct Busy: Error, CustomStringConvertible {
-    var holder: String
-    var description: String { holder }
-  }
-
   private init(descriptor: Int32, url: URL) {
     self.descriptor = descriptor
     self.url = url
@@ -56,7 +50,7 @@ final class BundleLock {
   ///   - onWait: called once with the holder's description before waiting.
   ///   - command: what this run is, written for others to read.
   /// - Throws: `Busy` naming the holder when the lock is taken and `wait`
-  ///   is false; `StoreError` when the lock file cannot be opened, or is a
+  ///   is false; `MarqueeError` when the lock file cannot be opened, or is a
   ///   link, not a regular file, or has other hard links.
   static func acquire(outputRoot: URL, bundleName: String, wait: Bool, command: String,
                       onWait: (String) -> Void) async throws -> BundleLock {
@@ -67,7 +61,7 @@ final class BundleLock {
       let code = errno
       guard marquee_is_would_block(code) != 0 else { throw FileSystem.failure("cannot lock", url.path, code) }
       let holder = lock.holderText()
-      guard wait else { throw Busy(holder: holder) }
+      guard wait else { throw MarqueeError(.locked, holder) }
       onWait(holder)
       let status = await Worker.run { marquee_flock(fd, 1, 1) == 0 ? Int32(0) : errno }
       if status != 0 { throw FileSystem.failure("cannot lock", url.path, status) }

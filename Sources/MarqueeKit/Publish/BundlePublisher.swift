@@ -46,16 +46,16 @@ struct BundlePublisher: Sendable {
   /// bundle is renamed aside and the new one renamed in (a moment with no
   /// bundle, never a mixed one).
   ///
-  /// - Throws: `StoreError` when a rename fails or the bundle's path holds
+  /// - Throws: `MarqueeError` when a rename fails or the bundle's path holds
   ///   something that is not a folder.
-  func publish(staging: URL) throws(StoreError) {
+  func publish(staging: URL) throws(MarqueeError) {
     var isDirectory: ObjCBool = false
     guard FileManager.default.fileExists(atPath: bundle.path, isDirectory: &isDirectory) else {
       try FileSystem.rename(staging, to: bundle)
       return
     }
     guard isDirectory.boolValue else {
-      throw StoreError("\(bundle.path) exists and is not a folder; not replacing it")
+      throw MarqueeError.store("\(bundle.path) exists and is not a folder; not replacing it")
     }
     if try FileSystem.exchange(staging, bundle) {
       CrashPoint.exchanged.hit()

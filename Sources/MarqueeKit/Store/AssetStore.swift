@@ -38,7 +38,7 @@ struct AssetStore: Sendable {
 
   /// Creates the store's folders, refusing a symbolic link or a file at
   /// any of them (`FileSystem.prepareOwnedFolders`).
-  func prepare() throws(StoreError) {
+  func prepare() throws(MarqueeError) {
     try FileSystem.prepareOwnedFolders(root: outputRoot, Self.folders)
   }
 
@@ -89,7 +89,7 @@ struct AssetStore: Sendable {
   /// A fresh temporary folder for one item, named after this process
   /// (`<host>~<pid>~<random>`), so a later run can tell a dead run's
   /// leftovers from a live one's whatever moment the run was killed at.
-  func makeScratch() throws(StoreError) -> URL {
+  func makeScratch() throws(MarqueeError) -> URL {
     let owner = ProcessOwner.current
     let name = "\(owner.host)~\(owner.pid)~\(UUID().uuidString.lowercased())"
     let scratch = temporary.appendingPathComponent(name, isDirectory: true)
@@ -104,7 +104,7 @@ struct AssetStore: Sendable {
   ///   (`--rebuild`); bundles linking its files keep their own links.
   /// - Returns: the stored record (another process's identical one when it
   ///   got there first).
-  func commit(scratch: URL, produced: URL, record: StoredItem, replacing: Bool = false) throws(StoreError) -> StoredItem {
+  func commit(scratch: URL, produced: URL, record: StoredItem, replacing: Bool = false) throws(MarqueeError) -> StoredItem {
     let finalFiles = scratch.appendingPathComponent("files", isDirectory: true)
     try FileSystem.rename(produced, to: finalFiles)
     let data: Data
@@ -113,7 +113,7 @@ struct AssetStore: Sendable {
       encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
       data = try encoder.encode(record)
     } catch {
-      throw StoreError("cannot encode the record of \(record.hash.prefix(16)): \(error)")
+      throw MarqueeError.store("cannot encode the record of \(record.hash.prefix(16)): \(error)")
     }
     try FileSystem.writeAtomically(data, to: scratch.appendingPathComponent(StoredItem.recordName))
     for leftover in FileSystem.list(scratch) where leftover != "files" && leftover != StoredItem.recordName {
@@ -142,16 +142,16 @@ struct AssetStore: Sendable {
   /// `maxFileSize` before a byte is hashed; the identity and the bytes come
   /// from that one descriptor.
   ///
-  /// - Throws: `StoreError` (not an I/O error of the output) whose text is
+  /// - Throws: `MarqueeError` (not an I/O error of the output) whose text is
   ///   the reason alone (`file not found`, `not a regular file (a FIFO)`,
   ///   the size limit) when the source cannot be used.
-  func sourceDigest(_ url: URL, maxFileSize: Int64 = .max) throws(StoreError) -> String {
+  func sourceDigest(_ url: URL, maxFileSize: Int64 = .max) throws(MarqueeError) -> String {
     let file: ReadableFile
     do {
       file = try ReadableFile.open(path: url.path)
       try InputLimits(maxFileSize: maxFileSize).check(file)
     } catch {
-      throw StoreError(error.reason)
+      throw MarqueeError.store(error.reason)
     }
     let id = file.identity
     let key = SHA256.hash("v1\0\(url.path)\0\(id.device)\0\(id.inode)\0\(id.size)\0\(id.modified)\0\(id.changed)").hex
@@ -164,7 +164,7 @@ struct AssetStore: Sendable {
     }
     let digest: String
     do { digest = try SHA256.hash(file: file).hex } catch {
-      throw StoreError("cannot read: \(error.reason)")
+      throw MarqueeError.store("cannot read: \(error.reason)")
     }
     let age = Date().timeIntervalSince1970 - Double(id.modified) / 1e9
     if age > 2 { try? FileSystem.writeAtomically(Data(digest.utf8), to: sourceDigests.appendingPathComponent(key)) }

@@ -71,12 +71,12 @@ struct StoredItem: Codable, Sendable, Equatable {
 
   /// Records `entry`, whose paths all start with `folder/`.
   ///
-  /// - Throws: `StoreError` when a path lies outside `folder`.
+  /// - Throws: `MarqueeError` when a path lies outside `folder`.
   init(entry: ManifestEntry, folder: String, hash: String, warnings: [String], summary: String,
-       files: [File], buildSeconds: Double) throws(StoreError) {
-    func strip(_ path: String) throws(StoreError) -> String {
+       files: [File], buildSeconds: Double) throws(MarqueeError) {
+    func strip(_ path: String) throws(MarqueeError) -> String {
       guard path.hasPrefix(folder + "/"), path.count > folder.count + 1 else {
-        throw StoreError("output \(path) lies outside the item folder \(folder)")
+        throw MarqueeError.store("output \(path) lies outside the item folder \(folder)")
       }
       return String(path.dropFirst(folder.count + 1))
     }
@@ -112,8 +112,8 @@ struct StoredItem: Codable, Sendable, Equatable {
   /// The manifest entry for `spec` with the outputs under `folder` in the
   /// bundle.
   ///
-  /// - Throws: `StoreError` when the record does not match the spec's kind.
-  func entry(for spec: BannerSpec, folder: String) throws(StoreError) -> ManifestEntry {
+  /// - Throws: `MarqueeError` when the record does not match the spec's kind.
+  func entry(for spec: BannerSpec, folder: String) throws(MarqueeError) -> ManifestEntry {
     func at(_ p: String) -> String { folder + "/" + p }
     switch (spec.kind, video, image) {
     case (.video, let v?, _):
@@ -128,7 +128,7 @@ struct StoredItem: Codable, Sendable, Equatable {
         width: i.width, height: i.height, link: spec.link,
         widths: i.widths.map { ImageWidthEntry(width: $0.width, height: $0.height, webpPath: at($0.webpPath), jpegPath: at($0.jpegPath)) }))
     default:
-      throw StoreError("store object \(hash.prefix(16)) holds a \(kind), not a \(spec.kind.rawValue)")
+      throw MarqueeError.store("store object \(hash.prefix(16)) holds a \(kind), not a \(spec.kind.rawValue)")
     }
   }
 
@@ -157,17 +157,5 @@ struct StoredItem: Codable, Sendable, Equatable {
       return (nil, ImageAssets(id: id, files: files))
     }
     return (nil, nil)
-  }
-}
-
-/// A store operation failed: a record that cannot be read or written, a
-/// rename that did not happen.
-struct StoreError: Error, CustomStringConvertible {
-  var description: String
-  /// Whether the cause is the output file system (disk full, permissions).
-  var isIO: Bool
-  init(_ description: String, isIO: Bool = false) {
-    self.description = description
-    self.isIO = isIO
   }
 }

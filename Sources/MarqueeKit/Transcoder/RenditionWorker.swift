@@ -184,7 +184,7 @@ final class RenditionWorker: @unchecked Sendable {
         case .filter(let graph):
           tail = graph
         case .source(let frame):
-          guard let graph = tail else { throw TranscodeError("a rendition worker got a picture to scale before its filter graph") }
+          guard let graph = tail else { throw MarqueeError(.encodeFailed, "a rendition worker got a picture to scale before its filter graph") }
           try graph.push(frame)
           try encodeScaled(graph, scaled, packet)
         case .audio(let p):

@@ -43,18 +43,21 @@ public struct VideoBannerBuilder: Sendable {
   ///   - budget: the build's CPU permits; the calling thread holds one.
   ///   - progress: seconds of the source encoded so far (see
   ///     `TranscodeRequest.progress`).
-  /// - Throws: `TranscodeError`, `MediaIOError` or a file-system error; the
+  /// - Throws: `MarqueeError`, `MediaIOError` or a file-system error; the
   ///   caller removes the item's folder.
   public func build(_ spec: BannerSpec, bundleRoot: URL, folder: String, budget: CPUBudget = .unlimited,
                     progress: (@Sendable (Double) -> Void)? = nil) throws -> BuiltVideoBanner {
     let dir = bundleRoot.appendingPathComponent(folder, isDirectory: true)
+    let coverStage = CoverStage(settings: settings, darkVariants: darkVariants)
+    // The cover extractor sees the top rendition's pictures as they are made.
+    let coverSink = coverStage.frameSink(for: spec.cover)
     let limits = InputLimits(maxFileSize: settings.maxFileSize, maxPixels: settings.maxPixels,
                              maxDuration: settings.maxDuration)
     let request = TranscodeRequest(
       source: spec.source, outputDirectory: dir, segmentDuration: settings.segmentDuration,
       ladder: settings.renditions, maxHeight: settings.maxHeight, limits: limits, coverPolicy: spec.cover,
       encoderThreads: encoderThreads, mp4Height: settings.mp4Height, budget: budget, progress: progress,
-      crf: settings.videoCRF)
+      crf: settings.videoCRF, pictureSink: coverSink)
     let result = try Transcoder().run(request)
 
     // Master playlist from measured segments.
@@ -72,7 +75,7 @@ public struct VideoBannerBuilder: Sendable {
                             frameRate: result.plan.frameRate.doubleValue))
       // I-frame playlist beside the media playlist (spec §6.1).
       guard let iframe = IFramePlaylistWriter().render(media: playlist, directory: folder) else {
-        throw TranscodeError("cannot index the I-frames of \(r.playlistPath): a segment is not a parsable fMP4 fragment")
+        throw MarqueeError(.encodeFailed, "cannot index the I-frames of \(r.playlistPath): a segment is not a parsable fMP4 fragment")
       }
       let iframeName = "\(r.plan.name)/iframes.m3u8"
       try Data(iframe.text.utf8).write(to: dir.appendingPathComponent(iframeName), options: .atomic)
@@ -85,9 +88,8 @@ public struct VideoBannerBuilder: Sendable {
     try Data(master.utf8).write(to: dir.appendingPathComponent("master.m3u8"), options: .atomic)
 
     let top = result.renditions[0].plan
-    let coverOutput = try CoverStage(settings: settings, darkVariants: darkVariants)
-      .run(policy: spec.cover, frame: result.cover, width: top.width, height: top.height,
-           bundleRoot: bundleRoot, folder: folder)
+    let coverOutput = try coverStage.run(policy: spec.cover, frame: coverSink?.choice(), width: top.width,
+                                         height: top.height, bundleRoot: bundleRoot, folder: folder)
     let cover = coverOutput.files
 
     // The duration of what `url` plays, measured from the output.

@@ -185,18 +185,18 @@ struct BundleURLResolver {
   }
 
   /// The bundle-relative path of `url`, or why there is none.
-  func path(for url: String) -> Result<String, URLProblem> {
+  func path(for url: String) -> Result<String, MarqueeError> {
     if url.contains("://") {
-      guard let base else { return .failure(URLProblem("\(url) names no file in the bundle")) }
-      guard url.hasPrefix(base) else { return .failure(URLProblem("\(url) is not under the bundle's base URL \(base)")) }
+      guard let base else { return .failure(MarqueeError(.verification, "\(url) names no file in the bundle")) }
+      guard url.hasPrefix(base) else { return .failure(MarqueeError(.verification, "\(url) is not under the bundle's base URL \(base)")) }
       let rest = String(url.dropFirst(base.count))
       guard let path = RelativePath.resolve(Self.stripQuery(rest), against: "banners.json") else {
-        return .failure(URLProblem("\(url) leaves the bundle"))
+        return .failure(MarqueeError(.verification, "\(url) leaves the bundle"))
       }
       return .success(path)
     }
     guard let path = RelativePath.resolve(Self.stripQuery(url), against: "banners.json") else {
-      return .failure(URLProblem("\(url) leaves the bundle"))
+      return .failure(MarqueeError(.verification, "\(url) leaves the bundle"))
     }
     return .success(path)
   }
@@ -205,9 +205,4 @@ struct BundleURLResolver {
     String(s.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
       .split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
   }
-}
-
-struct URLProblem: Error, CustomStringConvertible {
-  var description: String
-  init(_ description: String) { self.description = description }
 }

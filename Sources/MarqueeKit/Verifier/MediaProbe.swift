@@ -6,7 +6,7 @@ import Foundation
 enum MP4Boxes {
   /// Box types in file order (`ftyp`, `moov`, `mdat`, …).
   ///
-  /// - Throws: a file-system error, or `ProbeError` when a box header is
+  /// - Throws: a file-system error, or `MarqueeError` (`corruptSource`) when a box header is
   ///   cut short or its size runs past the end of the file.
   static func topLevel(_ url: URL) throws -> [String] {
     let handle = try FileHandle(forReadingFrom: url)
@@ -21,25 +21,19 @@ enum MP4Boxes {
       var size = UInt64(bytes[0]) << 24 | UInt64(bytes[1]) << 16 | UInt64(bytes[2]) << 8 | UInt64(bytes[3])
       let type = String(decoding: bytes[4..<8].map { $0 >= 0x20 && $0 < 0x7F ? $0 : UInt8(ascii: "?") }, as: UTF8.self)
       if size == 1 {
-        guard bytes.count >= 16 else { throw ProbeError("box '\(type)' at byte \(offset) is cut short") }
+        guard bytes.count >= 16 else { throw MarqueeError.probe("box '\(type)' at byte \(offset) is cut short") }
         size = bytes[8..<16].reduce(0) { $0 << 8 | UInt64($1) }
       } else if size == 0 {
         size = fileSize - offset
       }
       guard size >= 8, offset + size <= fileSize else {
-        throw ProbeError("box '\(type)' at byte \(offset) claims \(size) bytes, past the end of the file (\(fileSize) bytes)")
+        throw MarqueeError.probe("box '\(type)' at byte \(offset) claims \(size) bytes, past the end of the file (\(fileSize) bytes)")
       }
       types.append(type)
       offset += size
     }
     return types
   }
-}
-
-/// A media file that cannot be read the way a player would.
-struct ProbeError: Error, CustomStringConvertible {
-  var description: String
-  init(_ description: String) { self.description = description }
 }
 
 // MARK: - Streams
@@ -78,13 +72,13 @@ enum StreamProbe {
   /// `VideoStart.decoded`.
   ///
   /// - Throws: `MediaIOError` when the file does not open or decode,
-  ///   `ProbeError` when it has no video or no picture decodes (or, with
+  ///   `MarqueeError` (`corruptSource`) when it has no video or no picture decodes (or, with
   ///   `everyPicture`, a damaged one).
   static func videoStart(_ url: URL, everyPicture: Bool = false) throws -> VideoStart {
     if everyPicture { return try decodeEverything(url) }
     let input = try InputContainer(path: url.path, allowedFormats: ["mov", "mp4"],
                                    limits: InputLimits(maxFileSize: Int64.max, maxPixels: Int.max, maxDuration: .infinity))
-    guard let video = input.bestStream(.video) else { throw ProbeError("no video stream") }
+    guard let video = input.bestStream(.video) else { throw MarqueeError.probe("no video stream") }
     let audio = input.bestStream(.audio)
     input.keepOnly([video.index])
     let decoder = try Decoder(container: input, streamIndex: video.index, threads: 1)
@@ -103,9 +97,9 @@ enum StreamProbe {
           colorSpace: video.colorSpace, colorTransfer: video.colorTransfer, audioCodec: audio?.codecName,
           audioSampleRate: audio?.sampleRate, duration: input.duration)
       case .endOfStream:
-        throw ProbeError("no picture decodes")
+        throw MarqueeError.probe("no picture decodes")
       case .needsInput:
-        if draining { throw ProbeError("no picture decodes") }
+        if draining { throw MarqueeError.probe("no picture decodes") }
         if try input.read(into: packet) {
           guard packet.streamIndex == video.index else { continue }
           if firstPacketIsKey == nil { firstPacketIsKey = packet.isKeyframe }
@@ -157,13 +151,13 @@ enum StreamProbe {
   ///
   /// - Returns: the first picture's facts, with `decoded` counting the
   ///   pictures and audio frames and giving the pictures' times.
-  /// - Throws: `ProbeError` naming the first damaged picture or frame (by
+  /// - Throws: `MarqueeError` (`corruptSource`) naming the first damaged picture or frame (by
   ///   its index) or the decoder's reason; `MediaIOError` when the file does
   ///   not open.
   private static func decodeEverything(_ url: URL) throws -> VideoStart {
     let input = try InputContainer(path: url.path, allowedFormats: ["mov", "mp4"],
                                    limits: InputLimits(maxFileSize: Int64.max, maxPixels: Int.max, maxDuration: .infinity))
-    guard let video = input.bestStream(.video) else { throw ProbeError("no video stream") }
+    guard let video = input.bestStream(.video) else { throw MarqueeError.probe("no video stream") }
     let audio = input.bestStream(.audio)
     input.keepOnly(Set([video.index] + (audio.map { [$0.index] } ?? [])))
     let videoDecoder = try Decoder(container: input, streamIndex: video.index, threads: 1, strict: true)
@@ -180,13 +174,13 @@ enum StreamProbe {
       while true {
         let step: Step
         do { step = try decoder.receive(frame) } catch {
-          throw ProbeError(isVideo ? "picture \(count.pictures + 1) does not decode: \(error.reason)"
+          throw MarqueeError.probe(isVideo ? "picture \(count.pictures + 1) does not decode: \(error.reason)"
                                    : "audio frame \(count.audioFrames + 1) does not decode: \(error.reason)")
         }
         guard step == .produced else { return }
         if isVideo {
           count.pictures += 1
-          if frame.isCorrupt { throw ProbeError("picture \(count.pictures) is damaged (the decoder concealed errors in it)") }
+          if frame.isCorrupt { throw MarqueeError.probe("picture \(count.pictures) is damaged (the decoder concealed errors in it)") }
           if start == nil {
             start = VideoStart(
               codec: video.codecName, width: frame.width, height: frame.height, pixelFormat: frame.pixelFormatName,
@@ -199,13 +193,13 @@ enum StreamProbe {
           if let t = frame.bestEffortTimestamp ?? frame.pts { times.append(Double(t) * timeBase) }
         } else {
           count.audioFrames += 1
-          if frame.isCorrupt { throw ProbeError("audio frame \(count.audioFrames) is damaged") }
+          if frame.isCorrupt { throw MarqueeError.probe("audio frame \(count.audioFrames) is damaged") }
         }
       }
     }
     func send(_ decoder: Decoder, _ pkt: Packet?, isVideo: Bool) throws {
       do { _ = try decoder.send(pkt) } catch {
-        throw ProbeError(isVideo ? "picture \(count.pictures + 1) does not decode: \(error.reason)"
+        throw MarqueeError.probe(isVideo ? "picture \(count.pictures + 1) does not decode: \(error.reason)"
                                  : "audio frame \(count.audioFrames + 1) does not decode: \(error.reason)")
       }
       try drain(decoder, isVideo: isVideo)
@@ -220,7 +214,7 @@ enum StreamProbe {
     }
     try send(videoDecoder, nil, isVideo: true)
     if let dec = audioDecoder { try send(dec, nil, isVideo: false) }
-    guard var result = start else { throw ProbeError("no picture decodes") }
+    guard var result = start else { throw MarqueeError.probe("no picture decodes") }
     times.sort()
     count.firstPictureTime = times.first
     count.lastPictureTime = times.last

@@ -387,7 +387,7 @@ struct VideoAssetVerifier {
       // title card, a flash as the last resort) is the user's to judge.
       let statistics = PictureStatistics(image: picture.image, over: surfaces.surface(dark: isDark))
       if PictureLook.isBlack(statistics) {
-        fail(path, "\(key): cover is black: \(PictureLook.describeBlack(statistics)); " + CoverError.fix)
+        fail(path, "\(key): cover is black: \(PictureLook.describeBlack(statistics)); " + MarqueeError.coverFix)
       }
     } catch {
       fail(path, "\(key): cover does not decode: \(error.reason)")

@@ -142,7 +142,7 @@ public enum ColorManager {
     ///
     /// - Returns: the transform, or a warning explaining why the profile is
     ///   not used.
-    static func make(from profile: Profile, input: Input) -> Result<Conversion, ColorWarning> {
+    static func make(from profile: Profile, input: Input) -> Result<Conversion, MediaIOError> {
       let name = profile.name
       let inFormat: UInt32
       var flags = ColorManager.flags
@@ -155,13 +155,13 @@ public enum ColorManager {
       case (.cmyk(let inverted), .cmyk):
         inFormat = inverted ? marquee_TYPE_CMYK_8_REV : marquee_TYPE_CMYK_8
       case (_, let space):
-        return .failure(ColorWarning("the embedded ICC profile '\(name)' is for \(describe(space)) pixels but the picture is \(describe(input)); profile ignored"))
+        return .failure(MediaIOError(kind: .unsupported, function: "cmsCreateTransform", context: "", reason: "the embedded ICC profile '\(name)' is for \(describe(space)) pixels but the picture is \(describe(input)); profile ignored"))
       }
-      guard let srgb = Profile.sRGB() else { return .failure(ColorWarning("Little CMS cannot create sRGB")) }
+      guard let srgb = Profile.sRGB() else { return .failure(MediaIOError(kind: .unsupported, function: "cmsCreateTransform", context: "", reason: "Little CMS cannot create sRGB")) }
       let outFormat = marquee_TYPE_RGBA_8
       guard let t = cmsCreateTransform(profile.handle, inFormat, srgb.handle, outFormat,
                                        UInt32(INTENT_RELATIVE_COLORIMETRIC), flags) else {
-        return .failure(ColorWarning("Little CMS cannot convert from the embedded ICC profile '\(name)'; profile ignored"))
+        return .failure(MediaIOError(kind: .unsupported, function: "cmsCreateTransform", context: "", reason: "Little CMS cannot convert from the embedded ICC profile '\(name)'; profile ignored"))
       }
       return .success(Conversion(handle: t, input: input, profileName: name))
     }
@@ -241,13 +241,13 @@ public enum ColorManager {
   static func convertToSRGB(_ image: inout RGBAImage, profile: Profile) -> [String] {
     if profile.space == .gray {
       switch Conversion.make(from: profile, input: .gray) {
-      case .failure(let w): return [w.message]
+      case .failure(let w): return [w.reason]
       case .success(let conversion): applyGray(conversion, to: &image)
       }
       return []
     }
     switch Conversion.make(from: profile, input: .rgba) {
-    case .failure(let w): return [w.message]
+    case .failure(let w): return [w.reason]
     case .success(let conversion): conversion.apply(&image)
     }
     return []
@@ -280,7 +280,3 @@ public enum ColorManager {
 }
 
 /// A colour problem that does not stop decoding (the pixels are used as sRGB).
-struct ColorWarning: Error {
-  let message: String
-  init(_ message: String) { self.message = message }
-}

@@ -44,7 +44,7 @@ public struct ImageSource: Sendable {
   ///     file before reading) and `maxPixels` (width × height of one
   ///     picture or animation canvas, checked from the header).
   ///   - maxAnimationPixels: cap on frame count × canvas pixels.
-  /// - Throws: `MediaIOError`; limit errors have `function == "limit"` and a
+  /// - Throws: `MediaIOError`; limit errors have `kind == .limit` and a
   ///   reason naming the limit and the value.
   public static func open(path: String, limits: InputLimits,
                           maxAnimationPixels: Int = defaultMaxAnimationPixels) throws(MediaIOError) -> ImageSource {
@@ -69,11 +69,11 @@ public struct ImageSource: Sendable {
     let name = (path as NSString).lastPathComponent
     guard !data.isEmpty else { throw .failure("stat", name, "file is empty") }
     guard Int64(data.count) <= limits.maxFileSize else {
-      throw .failure("limit", name, "file is \(data.count) bytes, over the max_file_size limit of \(limits.maxFileSize) bytes")
+      throw .limit(name, "file is \(data.count) bytes, over the max_file_size limit of \(limits.maxFileSize) bytes")
     }
     let header = try data.withByteView { (b) throws(MediaIOError) -> ImageHeader in
       guard let format = ImageFormat.sniff(b) else {
-        throw .failure("probe", name, "not a supported image (expected JPEG, PNG, GIF, WebP or HEIF by content)")
+        throw .failure("probe", name, "not a supported image (expected JPEG, PNG, GIF, WebP or HEIF by content)", kind: .unsupported)
       }
       switch format {
       case .jpeg: return try JPEGMarkers.header(b, name: name)
@@ -95,16 +95,16 @@ public struct ImageSource: Sendable {
 
   static func checkLimits(_ h: ImageHeader, limits: InputLimits, maxAnimationPixels: Int, name: String) throws(MediaIOError) {
     guard h.storedWidth > 0, h.storedHeight > 0 else {
-      throw .failure("probe", name, "picture size \(h.storedWidth)x\(h.storedHeight) is invalid")
+      throw .failure("probe", name, "picture size \(h.storedWidth)x\(h.storedHeight) is invalid", kind: .invalidData)
     }
     let (pixels, overflow) = h.storedWidth.multipliedReportingOverflow(by: h.storedHeight)
     if overflow || pixels > limits.maxPixels {
-      throw .failure("limit", name, "picture is \(h.storedWidth)x\(h.storedHeight) = \(overflow ? "too many" : String(pixels)) pixels, over the max_pixels limit of \(limits.maxPixels)")
+      throw .limit(name, "picture is \(h.storedWidth)x\(h.storedHeight) = \(overflow ? "too many" : String(pixels)) pixels, over the max_pixels limit of \(limits.maxPixels)")
     }
     if h.frameCount > 1 {
       let (total, overflow2) = pixels.multipliedReportingOverflow(by: h.frameCount)
       if overflow2 || total > maxAnimationPixels {
-        throw .failure("limit", name, "animation is \(h.frameCount) frames of \(h.storedWidth)x\(h.storedHeight) = \(overflow2 ? "too many" : String(total)) pixels in all, over the animation limit of \(maxAnimationPixels) pixels (frames × pixels)")
+        throw .limit(name, "animation is \(h.frameCount) frames of \(h.storedWidth)x\(h.storedHeight) = \(overflow2 ? "too many" : String(total)) pixels in all, over the animation limit of \(maxAnimationPixels) pixels (frames × pixels)")
       }
     }
   }

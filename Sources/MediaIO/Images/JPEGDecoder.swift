@@ -74,7 +74,7 @@ enum JPEGDecoder {
         case .success(let conversion):
           return Output(image: conversion.apply(raw, width: width, height: height), warnings: warnings)
         case .failure(let w):
-          warnings.append(w.message)
+          warnings.append(w.reason)
         }
       } else if icc != nil {
         warnings.append("the embedded CMYK ICC profile cannot be read")
@@ -89,7 +89,7 @@ enum JPEGDecoder {
         case .success(let conversion):
           return Output(image: conversion.apply(raw, width: width, height: height), warnings: warnings)
         case .failure(let w):
-          warnings.append(w.message)
+          warnings.append(w.reason)
         }
       } else if icc != nil {
         warnings.append("the embedded ICC profile cannot be read; treated as sRGB")

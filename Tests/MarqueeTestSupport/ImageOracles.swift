@@ -1,5 +1,4 @@
 import Foundation
-import MarqueeTestSupport
 import MediaIO
 import Testing
 
@@ -9,12 +8,12 @@ import Testing
 // animated WebP structure, and image distances (mean absolute difference on
 // a small thumbnail, 64-bit dHash).
 
-struct ToolError: Error, CustomStringConvertible {
-  let description: String
+public struct ToolError: Error, CustomStringConvertible {
+  public let description: String
 }
 
 /// Runs a tool and returns its standard output.
-func runTool(_ tool: String, _ arguments: [String]) throws -> Data {
+public func runTool(_ tool: String, _ arguments: [String]) throws -> Data {
   let process = Process()
   process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
   process.arguments = [tool] + arguments
@@ -32,9 +31,9 @@ func runTool(_ tool: String, _ arguments: [String]) throws -> Data {
   return data
 }
 
-enum FFmpegOracle {
+public enum FFmpegOracle {
   /// Width and height of the first video stream, per ffprobe.
-  static func size(_ url: URL) throws -> (width: Int, height: Int) {
+  public static func size(_ url: URL) throws -> (width: Int, height: Int) {
     let text = String(decoding: try runTool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries",
                                                          "stream=width,height", "-of", "csv=p=0", url.path]),
                       as: UTF8.self)
@@ -44,7 +43,7 @@ enum FFmpegOracle {
   }
 
   /// The first frame as RGBA, decoded by the ffmpeg CLI.
-  static func decode(_ url: URL) throws -> RGBAImage {
+  public static func decode(_ url: URL) throws -> RGBAImage {
     let (w, h) = try size(url)
     let raw = try runTool("ffmpeg", ["-v", "error", "-i", url.path, "-frames:v", "1", "-f", "rawvideo",
                                      "-pix_fmt", "rgba", "-"])
@@ -56,14 +55,14 @@ enum FFmpegOracle {
 }
 
 /// The structure of an animated WebP, read from its RIFF chunks.
-struct WebPAnimationInfo {
-  var canvasWidth: Int
-  var canvasHeight: Int
-  var loopCount: Int
+public struct WebPAnimationInfo {
+  public var canvasWidth: Int
+  public var canvasHeight: Int
+  public var loopCount: Int
   /// One entry per ANMF chunk: frame duration in milliseconds.
-  var durations: [Int]
+  public var durations: [Int]
 
-  init?(_ data: Data) {
+  public init?(_ data: Data) {
     let b = [UInt8](data)
     func le(_ i: Int, _ n: Int) -> Int {
       var v = 0
@@ -93,7 +92,7 @@ struct WebPAnimationInfo {
 // MARK: - Image distances
 
 /// A `w`×`h` average of `image` (box filter), as gray-free RGBA bytes.
-func thumbnail(_ image: RGBAImage, width w: Int, height h: Int) -> [Double] {
+public func thumbnail(_ image: RGBAImage, width w: Int, height h: Int) -> [Double] {
   var out = [Double](repeating: 0, count: w * h * 4)
   for ty in 0..<h {
     let y0 = ty * image.height / h, y1 = max(y0 + 1, (ty + 1) * image.height / h)
@@ -116,7 +115,7 @@ func thumbnail(_ image: RGBAImage, width w: Int, height h: Int) -> [Double] {
 /// Mean absolute RGB difference (0–255) between two images compared on a
 /// 48×32-cell thumbnail, so sizes may differ slightly and JPEG noise
 /// averages out.
-func meanAbsoluteDifference(_ a: RGBAImage, _ b: RGBAImage) -> Double {
+public func meanAbsoluteDifference(_ a: RGBAImage, _ b: RGBAImage) -> Double {
   let ta = thumbnail(a, width: 48, height: 32), tb = thumbnail(b, width: 48, height: 32)
   var sum = 0.0
   var n = 0
@@ -128,7 +127,7 @@ func meanAbsoluteDifference(_ a: RGBAImage, _ b: RGBAImage) -> Double {
 }
 
 /// 64-bit difference hash (9×8 luma thumbnail, left > right).
-func dHash(_ image: RGBAImage) -> UInt64 {
+public func dHash(_ image: RGBAImage) -> UInt64 {
   let t = thumbnail(image, width: 9, height: 8)
   var hash: UInt64 = 0
   for y in 0..<8 {
@@ -140,10 +139,10 @@ func dHash(_ image: RGBAImage) -> UInt64 {
   return hash
 }
 
-func hammingDistance(_ a: UInt64, _ b: UInt64) -> Int { (a ^ b).nonzeroBitCount }
+public func hammingDistance(_ a: UInt64, _ b: UInt64) -> Int { (a ^ b).nonzeroBitCount }
 
 /// The mean colour of a rectangle, RGBA.
-func meanColour(_ image: RGBAImage, x: Range<Int>, y: Range<Int>) -> (r: Double, g: Double, b: Double, a: Double) {
+public func meanColour(_ image: RGBAImage, x: Range<Int>, y: Range<Int>) -> (r: Double, g: Double, b: Double, a: Double) {
   var s = (0.0, 0.0, 0.0, 0.0)
   for yy in y {
     for xx in x {
@@ -157,7 +156,7 @@ func meanColour(_ image: RGBAImage, x: Range<Int>, y: Range<Int>) -> (r: Double,
 }
 
 /// A fresh temporary folder, removed by the caller.
-func temporaryFolder() throws -> URL {
+public func temporaryFolder() throws -> URL {
   let url = FileManager.default.temporaryDirectory.appendingPathComponent("marquee-image-\(UUID().uuidString)")
   try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
   return url
@@ -166,7 +165,27 @@ func temporaryFolder() throws -> URL {
 extension Trait where Self == ConditionTrait {
   /// Skips a corpus test with a message when `../shared/corpus` is absent
   /// (unless `MARQUEE_REQUIRE_CORPUS=1`, when `Corpus.url` then fails it).
-  static var imageCorpus: Self {
+  public static var imageCorpus: Self {
     .enabled(if: Corpus.skipReason == nil, Comment(rawValue: Corpus.skipReason ?? ""))
   }
+}
+
+/// Regions of the CMYK test picture with known colours (500×333 pixels).
+public enum CMYKRegions {
+  /// The child's red coat: about (127, 35, 40).
+  public static let red = (x: 334..<344, y: 198..<208)
+  /// Grass in shade: about (51, 84, 46).
+  public static let green = (x: 90..<100, y: 246..<256)
+}
+
+/// Checks the CMYK test picture's colours: a child in a red coat in a
+/// stroller, on a path beside green grass (Wikipedia's "Channel digital
+/// image CMYK color"). The regions were located on our decode, which
+/// matches Little CMS's own `jpgicc -t1 -b` conversion of the file (mean
+/// absolute difference 0.36 levels, checked when this test was written).
+public func checkCMYKColours(_ image: RGBAImage) throws {
+  let coat = meanColour(image, x: CMYKRegions.red.x, y: CMYKRegions.red.y)
+  #expect(coat.r > 90 && coat.r > coat.g * 2.5 && coat.r > coat.b * 2.5, "red coat \(coat)")
+  let grass = meanColour(image, x: CMYKRegions.green.x, y: CMYKRegions.green.y)
+  #expect(grass.g > grass.r + 20 && grass.g > grass.b + 20, "green grass \(grass)")
 }

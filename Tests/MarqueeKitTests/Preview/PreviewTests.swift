@@ -143,7 +143,7 @@ struct PreviewTests {
     try FileManager.default.createSymbolicLink(at: link, withDestinationURL: bundle.appendingPathComponent("videos"))
     for out in [bundle, bundle.appendingPathComponent("preview"), bundle.appendingPathComponent("videos/x/../y"), link,
                 link.appendingPathComponent("p")] {
-      #expect(throws: PreviewError.self, "\(out.path)") { try PreviewWriter().write(bundle: bundle, into: out) }
+      #expect(throws: MarqueeError.self, "\(out.path)") { try PreviewWriter().write(bundle: bundle, into: out) }
       let cli = try MarqueeCLI.run(["preview", bundle.path, "--out", out.path])
       #expect(cli.status == 2, "\(out.path): \(cli.status) \(cli.stderr)")
       #expect(cli.stderr.contains("is inside the bundle"), "\(cli.stderr)")
@@ -161,9 +161,9 @@ struct PreviewTests {
       try? FileManager.default.removeItem(at: PreviewWriter.defaultFolder(for: dir))
     }
 
-    #expect(throws: PreviewError.self) { try PreviewWriter().write(bundle: dir) }
+    #expect(throws: MarqueeError.self) { try PreviewWriter().write(bundle: dir) }
     try Data("{\"items\": []}".utf8).write(to: dir.appendingPathComponent("banners.json"))
-    #expect(throws: PreviewError.self) { try PreviewWriter().write(bundle: dir) }
+    #expect(throws: MarqueeError.self) { try PreviewWriter().write(bundle: dir) }
 
     let manifest = """
       {"banners": [{"type": "image", "id": "gone", "url": "https://cdn.example.com/x/images/gone/w100.webp",

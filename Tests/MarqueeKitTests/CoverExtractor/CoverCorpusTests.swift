@@ -117,7 +117,7 @@ struct CoverCorpusTests {
     #expect {
       _ = try Self.build(file)
     } throws: { error in
-      let reason = (error as? CoverError)?.reason ?? "\(error)"
+      let reason = (error as? MarqueeError)?.message ?? "\(error)"
       return reason.contains("no frame is lit") && reason.contains("{\"image\"") && reason.contains("{\"at\"")
     }
     let poster = try Corpus.url("image-jpeg-adobergb1998-photo-2000x1072.jpg")

@@ -51,7 +51,7 @@ struct CorpusVideoTests {
       #expect {
         _ = try TranscoderTests.build(try Corpus.url(file), in: dir)
       } throws: { error in
-        let reason = (error as? CoverError)?.reason ?? "\(error)"
+        let reason = (error as? MarqueeError)?.message ?? "\(error)"
         return reason.contains("no frame is lit") && reason.contains("\"cover\": {\"image\"")
       }
       try? FileManager.default.removeItem(at: dir.appendingPathComponent("videos"))

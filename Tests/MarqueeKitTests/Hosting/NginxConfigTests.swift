@@ -25,29 +25,29 @@ struct NginxConfigTests {
     try FileManager.default.createDirectory(at: bundle, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: dir) }
 
-    #expect(throws: NginxConfigError(.notABundle, "\(bundle.path): not a bundle (no banners.json); build one with marquee build")) {
+    #expect(throws: MarqueeError(.usage, "\(bundle.path): not a bundle (no banners.json); build one with marquee build")) {
       try NginxBundleConfig(bundle: bundle)
     }
     try Data("{\"banners\": []}".utf8).write(to: bundle.appendingPathComponent("banners.json"))
     let config = try NginxBundleConfig(bundle: bundle)
     #expect(config.prefix == "/home/")
     for bad in ["home/", "/home", "/a//b/", "/../", "/a b/", "/a;b/", "/$x/"] {
-      #expect(throws: NginxConfigError.self, "\(bad)") { try NginxBundleConfig(bundle: bundle, prefix: bad) }
+      #expect(throws: MarqueeError.self, "\(bad)") { try NginxBundleConfig(bundle: bundle, prefix: bad) }
     }
     for good in ["/", "/home/", "/cdn/v1.2/home_x~y/"] { #expect(try NginxBundleConfig(bundle: bundle, prefix: good).prefix == good) }
     for bad in ["app.example.com", "https://", "https://a.example.com/", "https://a.example.com:0", "ftp://x", "https://a\"b"] {
-      #expect(throws: NginxConfigError.self, "\(bad)") { try NginxBundleConfig(bundle: bundle, corsOrigin: bad) }
+      #expect(throws: MarqueeError.self, "\(bad)") { try NginxBundleConfig(bundle: bundle, corsOrigin: bad) }
     }
     for good in ["*", "http://localhost:8080", "https://app.example.com"] {
       #expect(try NginxBundleConfig(bundle: bundle, corsOrigin: good).corsOrigin == good)
     }
-    #expect(throws: NginxConfigError.self) { try NginxBundleConfig(bundle: bundle, manifestMaxAge: -1) }
+    #expect(throws: MarqueeError.self) { try NginxBundleConfig(bundle: bundle, manifestMaxAge: -1) }
 
     // A path nginx would read as a variable is refused, not printed.
     let dollar = dir.appendingPathComponent("a$b")
     try FileManager.default.createDirectory(at: dollar, withIntermediateDirectories: true)
     try Data("{\"banners\": []}".utf8).write(to: dollar.appendingPathComponent("banners.json"))
-    #expect(throws: NginxConfigError.self) { try NginxBundleConfig(bundle: dollar) }
+    #expect(throws: MarqueeError.self) { try NginxBundleConfig(bundle: dollar) }
 
     // The CLI: the block on stdout, exit 0; an error on stderr, exit 2.
     let printed = try MarqueeCLI.run(["nginx-config", bundle.path, "--prefix", "/cdn/home/"])

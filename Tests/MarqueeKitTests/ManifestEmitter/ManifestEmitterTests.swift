@@ -58,7 +58,7 @@ private func renderedItems(
   return try #require(root["banners"] as? [[String: Any]])
 }
 
-private func renderError(_ entries: [ManifestEntry], baseURL: String? = nil) -> ManifestError? {
+private func renderError(_ entries: [ManifestEntry], baseURL: String? = nil) -> MarqueeError? {
   do {
     _ = try ManifestEmitter(baseURL: baseURL).render(entries)
     return nil
@@ -314,8 +314,9 @@ struct ContractViolationCase: Sendable, CustomTestStringConvertible {
       Issue.record("rendered \(errorCase.name)")
       return
     }
-    #expect(error.path == errorCase.path, "\(error)")
-    #expect(error.reason.contains(errorCase.reason), "\(error)")
+    #expect(error.code == .invalidManifest, "\(error)")
+    #expect(error.field == errorCase.path, "\(error)")
+    #expect(error.message.contains(errorCase.reason), "\(error)")
   }
 
   @Test func renderErrorDescriptionNamesTheBanner() {

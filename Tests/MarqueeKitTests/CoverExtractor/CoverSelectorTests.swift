@@ -122,7 +122,7 @@ struct CoverSelectorTests {
     #expect {
       _ = try s.finish()
     } throws: { error in
-      let reason = (error as? CoverError)?.reason ?? ""
+      let reason = (error as? MarqueeError)?.message ?? ""
       return reason.contains("no frame is lit") && reason.contains("\"cover\": {\"image\"") && reason.contains("\"at\"")
     }
   }
@@ -139,7 +139,7 @@ struct CoverSelectorTests {
     #expect {
       _ = try black.finish()
     } throws: { error in
-      let reason = (error as? CoverError)?.reason ?? ""
+      let reason = (error as? MarqueeError)?.message ?? ""
       return reason.contains("is black") && reason.contains("\"image\"") && reason.contains("\"at\"")
     }
   }

@@ -479,9 +479,9 @@ struct TranscoderTests {
       #expect(built.entry.duration > 0)
       let frames = try FFprobe.videoFrames(Self.mp4(dir))
       #expect(frames.first?.isKeyframe == true)
-    } catch let e as TranscodeError {
-      #expect(!builds, "\(file) failed: \(e.reason)")
-      #expect(!e.reason.isEmpty)
+    } catch let e as MarqueeError {
+      #expect(!builds, "\(file) failed: \(e.message)")
+      #expect(!e.message.isEmpty)
     }
   }
 }

@@ -12,62 +12,6 @@ import Testing
 
 // MARK: - Fixtures
 
-/// Writes small GIF89a files with chosen disposal methods: a 256-colour
-/// global palette and 9-bit LZW codes that are all literals, with a clear
-/// code every 100 codes so the code width never grows.
-enum SyntheticGIF {
-  struct Frame {
-    var x = 0, y = 0, width: Int, height: Int
-    var indices: [UInt8]
-    /// 0 unspecified, 1 keep, 2 restore to background, 3 restore previous.
-    var disposal: Int
-    var transparentIndex: Int?
-    var delayCentiseconds: Int
-  }
-
-  static func make(width: Int, height: Int, palette: [(UInt8, UInt8, UInt8)], frames: [Frame]) -> Data {
-    var d = Data("GIF89a".utf8)
-    func le16(_ v: Int) { d.append(UInt8(v & 0xFF)); d.append(UInt8(v >> 8)) }
-    le16(width); le16(height)
-    d.append(0xF7); d.append(0); d.append(0)
-    for i in 0..<256 {
-      let c = i < palette.count ? palette[i] : (0, 0, 0)
-      d.append(c.0); d.append(c.1); d.append(c.2)
-    }
-    d.append(contentsOf: [0x21, 0xFF, 11] + Array("NETSCAPE2.0".utf8) + [3, 1, 0, 0, 0])
-    for f in frames {
-      let packed = UInt8((f.disposal & 7) << 2 | (f.transparentIndex == nil ? 0 : 1))
-      d.append(contentsOf: [0x21, 0xF9, 4, packed])
-      le16(f.delayCentiseconds)
-      d.append(UInt8(f.transparentIndex ?? 0)); d.append(0)
-      d.append(0x2C); le16(f.x); le16(f.y); le16(f.width); le16(f.height); d.append(0)
-      d.append(8)  // LZW minimum code size
-      var codes: [Int] = [256]
-      for (i, index) in f.indices.enumerated() {
-        if i > 0 && i % 100 == 0 { codes.append(256) }
-        codes.append(Int(index))
-      }
-      codes.append(257)
-      var bytes: [UInt8] = []
-      var acc = 0, bits = 0
-      for code in codes {
-        acc |= code << bits
-        bits += 9
-        while bits >= 8 { bytes.append(UInt8(acc & 0xFF)); acc >>= 8; bits -= 8 }
-      }
-      if bits > 0 { bytes.append(UInt8(acc & 0xFF)) }
-      var at = 0
-      while at < bytes.count {
-        let n = min(255, bytes.count - at)
-        d.append(UInt8(n)); d.append(contentsOf: bytes[at..<(at + n)])
-        at += n
-      }
-      d.append(0)
-    }
-    d.append(0x3B)
-    return d
-  }
-}
 
 /// A TIFF block (as inside APP1 Exif) holding one IFD0 entry.
 func tiff(littleEndian: Bool, tag: Int, type: Int, value: Int, ifdOffset: Int = 8) -> Data {
@@ -352,17 +296,6 @@ struct ImageColourTests {
   }
 }
 
-/// Checks the CMYK test picture's colours: a child in a red coat in a
-/// stroller, on a path beside green grass (Wikipedia's "Channel digital
-/// image CMYK color"). The regions were located on our decode, which
-/// matches Little CMS's own `jpgicc -t1 -b` conversion of the file (mean
-/// absolute difference 0.36 levels, checked when this test was written).
-func checkCMYKColours(_ image: RGBAImage) throws {
-  let coat = meanColour(image, x: CMYKRegions.red.x, y: CMYKRegions.red.y)
-  #expect(coat.r > 90 && coat.r > coat.g * 2.5 && coat.r > coat.b * 2.5, "red coat \(coat)")
-  let grass = meanColour(image, x: CMYKRegions.green.x, y: CMYKRegions.green.y)
-  #expect(grass.g > grass.r + 20 && grass.g > grass.b + 20, "green grass \(grass)")
-}
 
 /// Removes APP2 (ICC_PROFILE) segments from a JPEG.
 func stripAPP2(_ data: Data) throws -> Data {
@@ -492,14 +425,6 @@ struct AnimatedWebPTests {
               && abs(Int(p[2]) - Int(colour.2)) < 12 && abs(Int(p[3]) - Int(colour.3)) < 3)
     }
   }
-}
-
-/// Regions of the CMYK test picture with known colours (500×333 pixels).
-enum CMYKRegions {
-  /// The child's red coat: about (127, 35, 40).
-  static let red = (x: 334..<344, y: 198..<208)
-  /// Grass in shade: about (51, 84, 46).
-  static let green = (x: 90..<100, y: 246..<256)
 }
 
 @Suite("Image files that are not images")

@@ -88,14 +88,14 @@ struct ImageRendererPlanningTests {
     defer { try? FileManager.default.removeItem(at: root) }
     let source = root.appendingPathComponent("missing.png")
     for id in ["", "..", "a/b"] {
-      let e = #expect(throws: ImageRenderError.self) { try ImageRenderer().render(source: source, id: id, bundleRoot: root) }
+      let e = #expect(throws: MarqueeError.self) { try ImageRenderer().render(source: source, id: id, bundleRoot: root) }
       #expect(e?.code == .invalidRequest)
     }
-    let e = #expect(throws: ImageRenderError.self) {
+    let e = #expect(throws: MarqueeError.self) {
       try ImageRenderer(options: .init(widths: [])).render(source: source, id: "x", bundleRoot: root)
     }
     #expect(e?.code == .invalidRequest)
-    let missing = #expect(throws: ImageRenderError.self) { try ImageRenderer().render(source: source, id: "x", bundleRoot: root) }
+    let missing = #expect(throws: MarqueeError.self) { try ImageRenderer().render(source: source, id: "x", bundleRoot: root) }
     #expect(missing?.code == .unreadableSource)
     #expect(missing?.description == "missing.png: file not found")
   }
@@ -195,7 +195,7 @@ struct ImageRendererStillTests {
     let root = try temporaryFolder()
     defer { try? FileManager.default.removeItem(at: root) }
     let start = ContinuousClock.now
-    let e = #expect(throws: ImageRenderError.self) { try ImageRenderer().render(source: url, id: "bomb", bundleRoot: root) }
+    let e = #expect(throws: MarqueeError.self) { try ImageRenderer().render(source: url, id: "bomb", bundleRoot: root) }
     #expect(ContinuousClock.now - start < .seconds(5))
     #expect(e?.code == .limitExceeded)
     #expect(e?.description.hasPrefix(file + ": picture is ") == true)
@@ -209,7 +209,7 @@ struct ImageRendererStillTests {
     let url = try Corpus.url(file)
     let root = try temporaryFolder()
     defer { try? FileManager.default.removeItem(at: root) }
-    let e = #expect(throws: ImageRenderError.self) { try ImageRenderer().render(source: url, id: "broken", bundleRoot: root) }
+    let e = #expect(throws: MarqueeError.self) { try ImageRenderer().render(source: url, id: "broken", bundleRoot: root) }
     #expect(e?.code == .corruptSource)
     #expect(e?.message.contains("truncated") == true, "\(e?.description ?? "")")
     #expect(!FileManager.default.fileExists(atPath: root.appendingPathComponent("images/broken").path))

@@ -1,0 +1,116 @@
+/// The audio of one transcode: decoded frames → `aresample`/`aformat`
+/// (`audioFilterDescription`) → held until the pictures have passed →
+/// cut where the pictures end → AAC-LC once → every rendition's muxers.
+///
+/// **Where the audio ends.** It is cut where the pictures end, less the
+/// encoder delay (the priming, `Encoder.encoderDelay`): a player that
+/// honours the audio edit (AVPlayer, FFmpeg) ends the sound up to that
+/// delay (21.3 ms) before the last picture ends, and one that plays the
+/// priming too ends it with the last picture (plus the last AAC frame's
+/// padding). So no player's media outlasts the `#EXTINF` sum or the MP4's
+/// video track, and a source whose audio runs on past its pictures does not
+/// make the MP4 longer than the HLS. Filtered audio waits here until the
+/// pictures (output time) have passed its end; only the data decides where
+/// it is cut, so the bytes stay repeatable.
+final class AudioPath {
+  private let decoder: Decoder
+  private let encoder: Encoder
+  private let channels: Int
+  private let fanOut: RenditionFanOut
+  private var graph: FilterGraph?
+  private let filtered: Frame
+  private let encoded: Packet
+  private var pending: [Frame] = []
+  /// End of the pictures so far, in samples of the encoder's time base.
+  private var videoEndSamples: Int64 = 0
+
+  init(decoder: Decoder, encoder: Encoder, channels: Int, fanOut: RenditionFanOut) throws {
+    self.decoder = decoder
+    self.encoder = encoder
+    self.channels = channels
+    self.fanOut = fanOut
+    filtered = try Frame()
+    encoded = try Packet()
+  }
+
+  /// Whether any audio reached the encoder's graph (a stream whose every
+  /// packet failed to decode leaves the output silent, without a track).
+  var producedAudio: Bool { graph != nil }
+
+  /// A picture handed to the renditions ends at `end` (exclusive) on the
+  /// output timeline.
+  func pictureEnds(at end: Timestamp) {
+    videoEndSamples = max(videoEndSamples, Rational.rescale(end.ticks, from: end.timeBase, to: encoder.timeBase))
+  }
+
+  /// Encodes the held audio that the pictures have now passed; called after
+  /// each decoded picture.
+  func releasePassed() throws {
+    if !pending.isEmpty { try release(final: false) }
+  }
+
+  /// A decoded audio frame, already rebased on the video's origin.
+  func push(_ frame: Frame) throws {
+    if graph == nil {
+      graph = try FilterGraph(description: audioFilterDescription(channels: channels),
+                              inputs: [.audioSource(decoder.bufferSourceArguments(for: frame))],
+                              outputs: [.audioSink(frameSize: encoder.frameSize)])
+    }
+    try graph?.push(frame)
+    try pull()
+  }
+
+  /// After the last picture and the last audio packet: flushes the graph,
+  /// cuts and encodes what is left, drains the encoder.
+  func finish() throws {
+    if let g = graph {
+      try g.push(nil)
+      try pull()
+    }
+    try release(final: true)
+    _ = try encoder.send(nil)
+    try drainEncoder()
+  }
+
+  private func pull() throws {
+    guard let g = graph else { return }
+    while try g.pull(filtered) == .produced {
+      pending.append(try filtered.clone())
+    }
+    try release(final: false)
+  }
+
+  /// The last sample the audio may reach: the pictures' end less the
+  /// priming, unless that leaves less than one AAC frame.
+  private var limit: Int64 {
+    let delay = Int64(encoder.encoderDelay)
+    let frameSize = Int64(max(1, encoder.frameSize))
+    return videoEndSamples - delay >= frameSize ? videoEndSamples - delay : videoEndSamples
+  }
+
+  /// Encodes the held frames that end before `limit`; with `final`, the
+  /// one that crosses it is cut and the rest dropped.
+  private func release(final: Bool) throws {
+    let limit = self.limit
+    while let f = pending.first {
+      let start = f.pts ?? 0
+      if start + Int64(f.sampleCount) > limit {
+        guard final else { break }
+        guard start < limit else {
+          pending.removeAll()
+          break
+        }
+        f.truncateSamples(to: Int(limit - start))
+      }
+      pending.removeFirst()
+      _ = try encoder.send(f)
+      try drainEncoder()
+    }
+  }
+
+  private func drainEncoder() throws {
+    while try encoder.receive(encoded) == .produced {
+      try fanOut.push(audio: encoded)
+    }
+  }
+}

@@ -1,0 +1,82 @@
+/// Receives the top rendition's pictures as they are made, before they are
+/// encoded: the cover extractor's way in (`CoverFrameSink`).
+///
+/// Called on rendition 0's worker thread, picture after picture in output
+/// order, with `time` in seconds on the output timeline. A sink that keeps a
+/// picture keeps a reference (`Frame.clone()`), never the frame itself,
+/// which is reused for the next picture. The transcoder's `join()` orders
+/// these calls before anything the item's thread does next.
+public protocol PictureSink: AnyObject, Sendable {
+  /// Whether the sink needs no more pictures (they are then not measured).
+  var isSatisfied: Bool { get }
+  /// One picture of the top rendition.
+  func observe(_ picture: Frame, time: Double) throws
+}
+
+/// The rendition workers of one transcode, started together and stopped
+/// together: the item's thread hands each shared picture and each AAC packet
+/// to every worker, and `join()` waits for them all.
+///
+/// On an error path (`deinit` before `join()`), every worker is still told
+/// to finish and joined, so none uses an encoder or muxer after it is freed.
+final class RenditionFanOut {
+  private let workers: [RenditionWorker]
+  private var joined = false
+
+  /// - Parameters:
+  ///   - sink: sees rendition 0's pictures, on its worker thread.
+  init(outputs: TranscodeOutputs, plan: VideoPlan, planners: [KeyframePlanner], budget: CPUBudget,
+       sink: PictureSink?, frameDuration: Double) {
+    // The audio stream is the second stream of every muxer.
+    let audioStreamIndex = 1
+    let observer: ((Frame) throws -> Void)? = sink.map { sink in
+      { picture in
+        guard !sink.isSatisfied else { return }
+        try sink.observe(picture, time: Double(picture.pts ?? 0) * frameDuration)
+      }
+    }
+    workers = plan.renditions.indices.map { i in
+      RenditionWorker(encoder: outputs.videoEncoders[i], hls: outputs.hls[i],
+                      mp4: i == plan.mp4Rendition ? outputs.mp4 : nil,
+                      audioStream: audioStreamIndex, budget: budget, planner: planners[i],
+                      observe: i == 0 ? observer : nil)
+    }
+  }
+
+  deinit {
+    guard !joined else { return }
+    for w in workers { try? w.push(.finish) }
+    for w in workers { try? w.join() }
+  }
+
+  func start() {
+    for w in workers { w.start() }
+  }
+
+  /// Each worker's scaling graph, before the first picture.
+  func setFilters(_ make: (Int) throws -> FilterGraph) throws {
+    for (i, w) in workers.enumerated() { try w.push(.filter(try make(i))) }
+  }
+
+  /// A picture every rendition scales from (a reference each).
+  func push(picture: Frame) throws {
+    for w in workers { try w.push(.source(try picture.clone())) }
+  }
+
+  /// An encoded AAC packet for every rendition's muxers (a reference each).
+  func push(audio packet: Packet) throws {
+    for w in workers { try w.push(.audio(try packet.clone())) }
+  }
+
+  /// Tells every worker to drain its encoder and waits for them all.
+  /// - Throws: the first error a worker met.
+  func finish() throws {
+    for w in workers { try w.push(.finish) }
+    joined = true
+    var first: Error? = nil
+    for w in workers {
+      do { try w.join() } catch { first = first ?? error }
+    }
+    if let first { throw first }
+  }
+}
