@@ -38,7 +38,10 @@ public enum SyntheticMedia {
     let size = graph.size()
     let video = try Encoder(video: VideoEncoderSettings(
       width: size.width, height: size.height, frameRate: clip.frameRate, bitRate: 2_000_000,
-      maxRate: 4_000_000, bufferSize: 8_000_000, gopLength: Int(clip.frameRate.doubleValue * 2), preset: "veryfast"))
+      maxRate: 4_000_000, bufferSize: 8_000_000, gopLength: Int(clip.frameRate.doubleValue * 2), preset: "veryfast",
+      // One x264 thread: frame threads make libx264's bytes timing-dependent,
+      // and the same clip must be the same file (golden files, fingerprints).
+      threads: 1))
     var audioGraph: FilterGraph? = nil
     var audio: Encoder? = nil
     if let hz = clip.toneHz {
