@@ -70,8 +70,10 @@ struct StartAtZeroTests {
       let a = try #require(tracks.first { $0.handler == "soun" })
       #expect(!tracks.flatMap(\.edits).contains { $0.mediaTime == -1 }, "\(variant.uri): empty edit in init.mp4: \(tracks.map(\.edits))")
       #expect(v.edits.allSatisfy { $0.mediaTime == 0 }, "\(variant.uri): video edit \(v.edits)")
-      // The audio edit skips exactly the encoder delay (QTFF Appendix G).
-      #expect(a.edits.count == 1 && a.edits.first?.mediaTime == Int64(Self.priming * Double(a.timescale)),
+      // The audio edit skips exactly the encoder delay (QTFF Appendix G),
+      // from where the sound's decode timeline starts: one sample after the
+      // pictures' (`AudioDecodeDelay`).
+      #expect(a.edits.count == 1 && a.edits.first?.mediaTime == Int64(Self.priming * Double(a.timescale)) + 1,
               "\(variant.uri): audio edit \(a.edits) at timescale \(a.timescale)")
 
       // Composition times from the boxes: each segment's first picture is

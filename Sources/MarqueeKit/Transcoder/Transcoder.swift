@@ -298,10 +298,12 @@ public struct Transcoder {
       }
     }
     // Audio is cut where the pictures end, less the encoder delay (the
-    // priming, `Encoder.encoderDelay`): a player that honours the audio
-    // edit (AVPlayer, FFmpeg) ends the sound up to that delay (21.3 ms)
-    // before the last picture ends, and one that plays the priming too
-    // ends it with the last picture (plus the last AAC frame's padding).
+    // priming, `Encoder.encoderDelay`) and the sample by which the HLS
+    // sound starts after the pictures (`AudioDecodeDelay`): a player that
+    // honours the audio edit (AVPlayer, FFmpeg, Chromium) ends the sound
+    // up to that much (21.3 ms) before the last picture ends, and one that
+    // plays the priming too ends it with the last picture (plus the last
+    // AAC frame's padding).
     // So no player's media outlasts the #EXTINF sum or the MP4's video
     // track, and a source whose audio runs on past its pictures does not
     // make the MP4 longer than the HLS. Filtered audio waits here until the
@@ -310,7 +312,7 @@ public struct Transcoder {
     var pendingAudio: [Frame] = []
     var videoEndSamples: Int64 = 0
     func audioLimit() -> Int64 {
-      let delay = Int64(audioEncoder?.encoderDelay ?? 0)
+      let delay = Int64(audioEncoder?.encoderDelay ?? 0) + AudioDecodeDelay.ticks
       let frameSize = Int64(max(1, audioEncoder?.frameSize ?? 1024))
       return videoEndSamples - delay >= frameSize ? videoEndSamples - delay : videoEndSamples
     }
@@ -470,6 +472,11 @@ public struct Transcoder {
     if let e = workerError { throw e }
     for m in hls { try m.finish() }
     try mp4.finish()
+    if audioEncoder != nil {
+      for o in outputs {
+        try AudioDecodeDelay.apply(toRenditionAt: request.outputDirectory.appendingPathComponent(o.playlistPath))
+      }
+    }
 
     var cover: Result<CoverPicture, CoverError>? = nil
     if request.coverPolicy.posterSource == nil {
