@@ -116,7 +116,11 @@ extension OutputContainer {
   ///   samples first, so its sound starts 21.3 ms (at 48 kHz) late: under
   ///   one picture. The non-fragmented MP4 also carries the `roll` sample
   ///   group (`sgpd`/`sbgp`, roll distance −1) of that appendix; FFmpeg
-  ///   5.1 writes it only in non-fragmented files.
+  ///   5.1 writes it only in non-fragmented files. In the HLS renditions
+  ///   Marquee then moves the sound's media timeline one sample later
+  ///   (`media_time` and every `tfdt` together, so nothing presented moves;
+  ///   MarqueeKit's `AudioDecodeDelay`): with both tracks decoded from 0,
+  ///   Chromium's HLS player started its presentation at the priming frame.
   /// - `avoid_negative_ts=disabled`: the `hls` muxer is not flagged
   ///   `AVFMT_TS_NEGATIVE`, so libavformat would otherwise shift every
   ///   packet by the video's first negative DTS before handing it to the

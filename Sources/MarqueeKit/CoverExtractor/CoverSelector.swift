@@ -259,7 +259,7 @@ public struct CoverSelector<Payload> {
   /// or blurred one. A pinned time returns the user's frame, flat or not
   /// (a flat one with a warning).
   ///
-  /// - Throws: `CoverError` when every picture offered is black (or the
+  /// - Throws: `MarqueeError.noCover` when every picture offered is black (or the
   ///   pinned one is), or none was offered; the reason names the fix.
   public mutating func finish() throws(MarqueeError) -> CoverChoice<Payload> {
     if let p = pending { evaluate(p, cutAfter: false); pending = nil }

@@ -45,7 +45,7 @@ public struct ManifestEmitter: Sendable {
   ///
   /// - Parameter entries: What the stages produced, one per banner.
   /// - Returns: The UTF-8 JSON document, ending in a newline.
-  /// - Throws: `ManifestError` when the base URL is not an absolute http(s)
+  /// - Throws: `MarqueeError` (`invalidManifest`) when the base URL is not an absolute http(s)
   ///   URL, or an entry would break the contract: a duplicate or empty id,
   ///   an empty or non-relative path, a `url` with the wrong file type,
   ///   `autoplay` without `muted`, a duration that is not finite and
@@ -83,7 +83,7 @@ public struct ManifestEmitter: Sendable {
   ///
   /// - Parameter path: A bundle-relative path such as `video/spring/master.m3u8`.
   /// - Returns: The URL text.
-  /// - Throws: `ManifestError` (path `""`) if the base URL or the path is
+  /// - Throws: `MarqueeError` (`invalidManifest`) (path `""`) if the base URL or the path is
   ///   unusable.
   public func url(forBundlePath path: String) throws(MarqueeError) -> String {
     let prefix = try urlPrefix()

@@ -38,7 +38,7 @@ struct BannerItemBuilder: Sendable {
 
   /// Runs the item's chain.
   ///
-  /// - Throws: whatever the stages throw (`TranscodeError`, `MediaIOError`,
+  /// - Throws: whatever the stages throw (`MarqueeError`, `MediaIOError`,
   ///   `MarqueeError`, file-system errors); `ItemFailure.classify`
   ///   turns it into words.
   func make(_ spec: BannerSpec) throws -> ItemProduct {

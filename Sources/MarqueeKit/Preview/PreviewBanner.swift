@@ -53,7 +53,7 @@ struct PreviewBanner: Sendable, Equatable {
 
   /// Parses Marquee's `banners.json` and maps every URL to a bundle file.
   ///
-  /// - Throws: ``PreviewError`` when the document is not a `{"banners": [...]}`
+  /// - Throws: ``MarqueeError`` (`.usage`) when the document is not a `{"banners": [...]}`
   ///   object of items with an `id` and a `type` of `video` or `image`.
   static func parse(_ data: Data, bundle: URL) throws(MarqueeError) -> [PreviewBanner] {
     let object: Any

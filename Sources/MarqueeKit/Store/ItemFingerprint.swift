@@ -15,7 +15,7 @@ public struct ItemFingerprint: Sendable, Equatable {
   /// (transcoder, covers, dark variants, images): every item is rebuilt.
   /// The Marquee version is part of the fingerprint too, so every release
   /// rebuilds once; `build --rebuild` forces it in between.
-  public static let outputFormatVersion = 3
+  public static let outputFormatVersion = 4
 
   /// Marquee's version (`marquee --version`).
   public static let marqueeVersion = "0.2.0"

@@ -176,6 +176,13 @@ public struct Transcoder {
     try audio?.finish()
     try fanOut.finish()
     try outputs.finish()
+    if audio != nil {
+      // The HLS sound is decoded from one sample after the pictures, for
+      // Chromium's sequence-mode HLS player (`AudioDecodeDelay`).
+      for r in outputs.renditions {
+        try AudioDecodeDelay.apply(toRenditionAt: request.outputDirectory.appendingPathComponent(r.playlistPath))
+      }
+    }
     return TranscodeResult(plan: plan, renditions: outputs.renditions, mp4Path: TranscodeOutputs.mp4Name,
                            hasAudio: audio?.producedAudio ?? false, warnings: source.warnings + inputWarnings,
                            sourceCodec: source.video.codecName, dynamicRange: video.dynamicRange)

@@ -3,9 +3,10 @@
 /// cut where the pictures end → AAC-LC once → every rendition's muxers.
 ///
 /// **Where the audio ends.** It is cut where the pictures end, less the
-/// encoder delay (the priming, `Encoder.encoderDelay`): a player that
-/// honours the audio edit (AVPlayer, FFmpeg) ends the sound up to that
-/// delay (21.3 ms) before the last picture ends, and one that plays the
+/// encoder delay (the priming, `Encoder.encoderDelay`) and the sample by
+/// which the HLS sound starts after the pictures (`AudioDecodeDelay`): a
+/// player that honours the audio edit (AVPlayer, FFmpeg, Chromium) ends the
+/// sound up to that much (21.3 ms) before the last picture ends, and one that plays the
 /// priming too ends it with the last picture (plus the last AAC frame's
 /// padding). So no player's media outlasts the `#EXTINF` sum or the MP4's
 /// video track, and a source whose audio runs on past its pictures does not
@@ -83,7 +84,7 @@ final class AudioPath {
   /// The last sample the audio may reach: the pictures' end less the
   /// priming, unless that leaves less than one AAC frame.
   private var limit: Int64 {
-    let delay = Int64(encoder.encoderDelay)
+    let delay = Int64(encoder.encoderDelay) + AudioDecodeDelay.ticks
     let frameSize = Int64(max(1, encoder.frameSize))
     return videoEndSamples - delay >= frameSize ? videoEndSamples - delay : videoEndSamples
   }
