@@ -55,8 +55,7 @@ public struct CoverStage: Sendable {
     let time: Double?
     let origin: String
     if case .image(let url, let text) = policy {
-      let limits = InputLimits(maxFileSize: settings.maxFileSize, maxPixels: settings.maxPixels,
-                               maxDuration: settings.maxDuration)
+      let limits = settings.inputLimits
       do {
         let fitted = try PosterFitter(limits: limits, background: settings.background).fit(url, width: width, height: height)
         picture = fitted.image

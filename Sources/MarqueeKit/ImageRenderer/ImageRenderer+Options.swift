@@ -65,8 +65,7 @@ extension ImageRenderer {
         jpegQuality: settings.jpegQuality,
         background: settings.background,
         darkSurface: settings.darkSurface,
-        limits: InputLimits(maxFileSize: settings.maxFileSize, maxPixels: settings.maxPixels,
-                            maxDuration: settings.maxDuration))
+        limits: settings.inputLimits)
     }
 
     /// Why these options cannot be used, or nil.

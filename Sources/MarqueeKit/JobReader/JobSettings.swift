@@ -140,6 +140,12 @@ public enum VideoURLChoice: String, Sendable, Equatable, CaseIterable {
 // MARK: - RGBColor
 
 extension JobSettings {
+  /// The limits every source is opened under (`max_file_size_mb`,
+  /// `max_pixels`, `max_duration`): the one place settings become limits.
+  public var inputLimits: InputLimits {
+    InputLimits(maxFileSize: maxFileSize, maxPixels: maxPixels, maxDuration: maxDuration)
+  }
+
   /// `background` and `dark_surface`, the surfaces pictures are shown on.
   public var surfaces: PictureLook.Surfaces { PictureLook.Surfaces(light: background, dark: darkSurface) }
 }

@@ -22,7 +22,7 @@ struct BannerItemBuilder: Sendable {
   var progress: (@Sendable (Double) -> Void)? = nil
 
   var limits: InputLimits {
-    InputLimits(maxFileSize: settings.maxFileSize, maxPixels: settings.maxPixels, maxDuration: settings.maxDuration)
+    settings.inputLimits
   }
 
   var darkVariants: DarkVariantGenerator {

@@ -449,8 +449,7 @@ struct BuildRun: Sendable {
       try FileSystem.makeDirectory(stageRoot)
       let itemFolder = BannerItemBuilder.folder(for: spec)
       if spec.kind == .video && options.progressInterval > 0 {
-        let limits = InputLimits(maxFileSize: job.settings.maxFileSize, maxPixels: job.settings.maxPixels,
-                                 maxDuration: job.settings.maxDuration)
+        let limits = job.settings.inputLimits
         let duration = (try? InputContainer(path: spec.source.path, allowedFormats: InputContainer.videoFormats, limits: limits))?.duration
         monitor.begin(id: spec.id, duration: duration ?? 0)
       }

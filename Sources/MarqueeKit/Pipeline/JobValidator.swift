@@ -35,7 +35,7 @@ public enum JobValidator {
   /// Opens every source the way its stage will, without decoding.
   public static func checkSources(of job: Job, file: String) -> [JobProblem] {
     let s = job.settings
-    let limits = InputLimits(maxFileSize: s.maxFileSize, maxPixels: s.maxPixels, maxDuration: s.maxDuration)
+    let limits = s.inputLimits
     var problems: [JobProblem] = []
     for spec in job.banners {
       let path = spec.jsonPath + ".source"

@@ -51,8 +51,7 @@ public struct VideoBannerBuilder: Sendable {
     let coverStage = CoverStage(settings: settings, darkVariants: darkVariants)
     // The cover extractor sees the top rendition's pictures as they are made.
     let coverSink = coverStage.frameSink(for: spec.cover)
-    let limits = InputLimits(maxFileSize: settings.maxFileSize, maxPixels: settings.maxPixels,
-                             maxDuration: settings.maxDuration)
+    let limits = settings.inputLimits
     let request = TranscodeRequest(
       source: spec.source, outputDirectory: dir, segmentDuration: settings.segmentDuration,
       ladder: settings.renditions, maxHeight: settings.maxHeight, limits: limits, coverPolicy: spec.cover,
