@@ -29,6 +29,10 @@ rotation happens before the scaling there, after it in Marquee).
 (a) and (b) run single-threaded with IDRs on the frames where Marquee puts
 them (the frame indices `KeyframePlanner` chooses: 0, 1, 3, 5, ... s).
 
+On a rung whose average is at least 90 % of its cap (held to it), also (b'):
+(b) with the VBV starting half full, as Marquee's does (x264's default is
+90 %), the same buffer constraint for both.
+
 (b)'s CRF is fractional: bisection over 16–32 to a quarter CRF, then nine
 encodes on a 1/8-CRF grid around the crossing and a least-squares fit of
 log(bytes) against SSIM read at Marquee's SSIM (PeerCurve says why: x264's
@@ -91,8 +95,16 @@ def cpu_of(cmd, cwd=None, env=None):
 def build(binary, src, out, env=None):
     job = os.path.join(out, "job.json")
     os.makedirs(out, exist_ok=True)
-    json.dump({"name": "b", "settings": {"allow_outside_sources": True},
-               "banners": [{"id": "v", "type": "video", "source": src}]}, open(job, "w"))
+    # The source beside the job file (a hard link, else a copy; Marquee follows no symbolic link), so the
+    # job needs no allow_outside_sources, which older binaries (--before) do not know.
+    local = os.path.join(out, "source" + os.path.splitext(src)[1])
+    if not os.path.exists(local):
+        try:
+            os.link(src, local)
+        except OSError:
+            shutil.copyfile(src, local)
+    json.dump({"name": "b", "banners": [{"id": "v", "type": "video", "source": os.path.basename(local)}]},
+              open(job, "w"))
     cpu = cpu_of([binary, "build", job, "--out", os.path.join(out, "o"), "--jobs", "1", "--quiet"], env=env)
     vids = os.path.join(out, "o", "b", "videos")
     return cpu, os.path.join(vids, os.listdir(vids)[0])
@@ -214,6 +226,12 @@ def marquee_x264(crf, cap, rate, options, preset="medium", bframes=3):
             "-color_primaries", "bt709", "-color_trc", "bt709", "-colorspace", "bt709", "-color_range", "tv"]
 
 
+def marquee_crf(w, h, job_crf=23.0):
+    """RenditionPlan.crf(jobCRF:): 1 CRF lower per halving of the pixels below 640x360, at most 4."""
+    small = 640 * 360
+    return max(1.0, job_crf - (min(4.0, math.log2(small / (w * h))) if w * h < small else 0.0))
+
+
 def cap_bps(w, h, fps):
     """Marquee's cap (RenditionPlanner.bitRate): the rung's rate × (pixels / 16:9 pixels)^0.75 × (fps/30)^0.585."""
     short = min(w, h)
@@ -240,9 +258,11 @@ class PeerCurve:
     GRID = 0.125
     HALF_WIDTH = 0.5
 
-    def __init__(self, ref, tmp, rate, idrs, cap, cache=None):
+    def __init__(self, ref, tmp, rate, idrs, cap, cache=None, half_full_start=False):
         self.ref, self.tmp, self.rate, self.idrs, self.cap = ref, tmp, rate, idrs, cap
         self.cache = cache
+        # (b'): the VBV starting half full, as Marquee's does, instead of x264's 90 %.
+        self.extra = ["-rc_init_occupancy", str(cap // 2)] if half_full_start else []
         self.points = {}
         if cache and os.path.exists(cache):
             self.points = {float(k): tuple(v) for k, v in json.load(open(cache)).items()}
@@ -252,7 +272,8 @@ class PeerCurve:
         if crf not in self.points:
             out = os.path.join(self.tmp, "peer.mp4")
             b, _ = x264(self.ref, out, self.rate, self.idrs,
-                        ["-preset", "medium", "-crf", f"{crf:.3f}", "-maxrate", str(self.cap), "-bufsize", str(self.cap)])
+                        ["-preset", "medium", "-crf", f"{crf:.3f}", "-maxrate", str(self.cap), "-bufsize", str(self.cap)]
+                        + self.extra)
             self.points[crf] = (ssim(out, self.ref), b)
             if self.cache:
                 json.dump({str(k): v for k, v in self.points.items()}, open(self.cache, "w"))
@@ -393,9 +414,17 @@ def main():
                     os.makedirs(os.path.dirname(cache), exist_ok=True)
                 peer = PeerCurve(ref, tmp, rate, r["idrs"], cap_bps(w, h, r["fps"]), cache=cache)
                 b = peer.bytes_at(mq_ssim)
+                seconds = r["frames"] / r["fps"]
+                capped = mq_bytes * 8 / seconds >= 0.9 * cap_bps(w, h, r["fps"])
+                b2 = None
+                if capped:  # held to the cap: also (b') with Marquee's half-full VBV start
+                    cache2 = cache.replace("peer-", "peer-halfstart-") if cache else None
+                    b2 = PeerCurve(ref, tmp, rate, r["idrs"], cap_bps(w, h, r["fps"]), cache=cache2,
+                                   half_full_start=True).bytes_at(mq_ssim)["bytes"]
                 rows.append(dict(kind=kind, clip=name, rung=f"{w}x{h}", fps=r["fps"], first=n == 0, mq=mq_bytes,
                                  mq_ssim=mq_ssim, a=a_bytes, a_ssim=a_ssim, a_rate=apple, b=b["bytes"],
-                                 b_crf=round(b["crf"], 2), b_rms=round(b["rms"], 4), b_se=round(b["se"], 4), bw=int(r["attrs"]["BANDWIDTH"]),
+                                 b_crf=round(b["crf"], 2), b_rms=round(b["rms"], 4), b_se=round(b["se"], 4),
+                                 b_half=b2, kbps=round(mq_bytes * 8 / seconds / 1000), cap_kbps=round(cap_bps(w, h, r["fps"]) / 1000), bw=int(r["attrs"]["BANDWIDTH"]),
                                  avg_bw=int(r["attrs"].get("AVERAGE-BANDWIDTH", 0))))
                 print(json.dumps(rows[-1]), flush=True)
             items.append(dict(clip=name, kind=kind, cpu_after=min(cpu_after), cpu_after_runs=cpu_after,
@@ -406,12 +435,13 @@ def main():
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
-    print("\n| clip | kind | rung | Marquee bytes | SSIM | (a) veryfast @ Apple rate: bytes | SSIM | Marquee / (a) | (b) medium capped CRF at Marquee's SSIM: bytes (CRF) | Marquee / (b) | BANDWIDTH |")
-    print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("\n| clip | kind | rung | Marquee bytes | SSIM | kbit/s (cap) | (a) veryfast @ Apple rate: bytes | SSIM | Marquee / (a) | (b) medium capped CRF at Marquee's SSIM: bytes (CRF) | Marquee / (b) | Marquee / (b'), half-full start | BANDWIDTH |")
+    print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in rows:
         first = " (first)" if r["first"] else ""
-        print(f"| {r['clip']} | {r['kind']} | {r['rung']}{first} | {r['mq']:,} | {r['mq_ssim']:.4f} | {r['a']:,} ({r['a_rate']} k) | "
-              f"{r['a_ssim']:.4f} | {r['mq'] / r['a']:.2f} | {int(r['b']):,} ({r['b_crf']:.2f}) | {r['mq'] / r['b']:.3f} | {r['bw']:,} |")
+        print(f"| {r['clip']} | {r['kind']} | {r['rung']}{first} | {r['mq']:,} | {r['mq_ssim']:.4f} | {r['kbps']} ({r['cap_kbps']}) | {r['a']:,} ({r['a_rate']} k) | "
+              f"{r['a_ssim']:.4f} | {r['mq'] / r['a']:.2f} | {int(r['b']):,} ({r['b_crf']:.2f}) | {r['mq'] / r['b']:.3f} | "
+              f"{'%.3f' % (r['mq'] / r['b_half']) if r['b_half'] else '–'} | {r['bw']:,} |")
     print("\n| clip | startup bytes before | after (first variant) | CPU s before | after | after / before |")
     print("|---|---:|---:|---:|---:|---:|")
     for it in items:

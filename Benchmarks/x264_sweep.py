@@ -21,15 +21,16 @@ import json, math, os, subprocess, sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import rate_bench as rb  # noqa: E402
 
-BASE = ["b-adapt=2", "rc-lookahead=60"]  # EncoderEffort.x264Options on main
+MAIN = ["b-adapt=2", "rc-lookahead=60"]  # EncoderEffort.x264Options before trellis=2
+CURRENT = MAIN + ["trellis=2"]  # EncoderEffort.x264Options now
 CONFIGS = [
-    ("base", BASE),
-    ("trellis2", BASE + ["trellis=2"]),
-    ("aq3", BASE + ["aq-mode=3"]),
-    ("umh", BASE + ["me=umh"]),
-    ("subme8", BASE + ["subme=8"]),
-    ("direct-auto", BASE + ["direct=auto"]),
-    ("ref4", BASE + ["ref=4"]),
+    ("main", MAIN),
+    ("trellis2", CURRENT),
+    ("t2-ref2", CURRENT + ["ref=2"]),
+    ("t2-aq3", CURRENT + ["aq-mode=3"]),
+    ("t2-umh", CURRENT + ["me=umh"]),
+    ("t2-subme8", CURRENT + ["subme=8"]),
+    ("t2-direct-auto", CURRENT + ["direct=auto"]),
 ]
 
 
@@ -79,7 +80,8 @@ def main():
             for r in rs:  # Marquee's own encode must be reproduced exactly by the CLI arguments
                 out = os.path.join(tmp, "check.mp4")
                 rb.x264(r["ref"], out, r["rate"], r["idrs"],
-                        rb.marquee_x264(23.0, rb.cap_bps(r["w"], r["h"], r["fps"]), r["rate"], BASE))
+                        rb.marquee_x264(rb.marquee_crf(r["w"], r["h"]), rb.cap_bps(r["w"], r["h"], r["fps"]), r["rate"],
+                                        CURRENT))
                 r["replica_exact"] = packets_digest(out) == packets_digest(r["whole"])
                 print(f"{name} {r['w']}x{r['h']}: CLI replica of Marquee's encode bit-exact: {r['replica_exact']}",
                       flush=True)

@@ -25,7 +25,8 @@ public struct TranscodeRequest: Sendable {
   /// handed to the encoders so far (output time, from 0), after each
   /// picture; the encoders trail it by at most a few pictures.
   public var progress: (@Sendable (Double) -> Void)?
-  /// x264 constant rate factor of every rendition (the job's `video_crf`).
+  /// x264 constant rate factor (the job's `video_crf`); each rendition adds
+  /// its `RenditionPlan.crfOffset` (lower for small pictures).
   public var crf: Double
   /// Length of the first HLS segment in seconds (the later ones last
   /// `segmentDuration`); nil: as long as the others.
@@ -186,7 +187,7 @@ public struct Transcoder {
       try Encoder(video: VideoEncoderSettings(width: r.width, height: r.height, frameRate: plan.frameRate,
                                               bitRate: r.bitRate, maxRate: r.maxRate, bufferSize: r.bufferSize,
                                               gopLength: gop, preset: EncoderEffort.preset, threads: request.encoderThreads,
-                                              crf: request.crf, initialBufferOccupancy: r.initialBufferOccupancy,
+                                              crf: r.crf(jobCRF: request.crf), initialBufferOccupancy: r.initialBufferOccupancy,
                                               bFrames: EncoderEffort.bFrames, x264Options: EncoderEffort.x264Options))
     }
     let audioChannels = (audio?.channels ?? 2) == 1 ? 1 : 2
