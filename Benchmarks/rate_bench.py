@@ -334,13 +334,15 @@ def clip_list(args):
     return clips
 
 
-def same_renditions(a, b):
-    """Whether two item folders hold byte-identical rendition files (segments, init sections, MP4)."""
+def differing_renditions(a, b):
+    """The rendition files (segments, init sections, MP4) that differ between two item folders."""
     def files(d):
         return sorted(os.path.relpath(os.path.join(r, f), d) for r, _, fs in os.walk(d) for f in fs
                       if f.endswith((".m4s", ".mp4")))
     fa, fb = files(a), files(b)
-    return fa == fb and all(open(os.path.join(a, f), "rb").read() == open(os.path.join(b, f), "rb").read() for f in fa)
+    if fa != fb:
+        return sorted(set(fa) ^ set(fb))
+    return [f for f in fa if open(os.path.join(a, f), "rb").read() != open(os.path.join(b, f), "rb").read()]
 
 
 def rungs(src, item, tmp, dump_binary=None):
@@ -351,8 +353,17 @@ def rungs(src, item, tmp, dump_binary=None):
     if dump_binary:
         dumps = os.path.join(tmp, "dump")
         os.makedirs(dumps, exist_ok=True)
-        _, dbg_item = build(dump_binary, src, os.path.join(tmp, "debug"), env={"MARQUEE_DEBUG_DUMP_RENDITIONS": dumps})
-        if not same_renditions(item, dbg_item):
+        # A scaled rendition has come out different between two builds under heavy load (the known
+        # issue in RateControlTests); the dump is only used when the debug build matches the release's.
+        for attempt in range(3):
+            shutil.rmtree(os.path.join(tmp, "debug"), ignore_errors=True)
+            _, dbg_item = build(dump_binary, src, os.path.join(tmp, "debug"), env={"MARQUEE_DEBUG_DUMP_RENDITIONS": dumps})
+            diff = differing_renditions(item, dbg_item)
+            if not diff:
+                break
+            print(f"note: {src}: debug build {attempt + 1} differs from the release build in {diff[:4]}; again",
+                  flush=True)
+        else:
             sys.exit(f"{src}: the debug build's renditions differ from the release build's; its dump is not what was encoded")
         shutil.rmtree(os.path.join(tmp, "debug"), ignore_errors=True)
     out = []

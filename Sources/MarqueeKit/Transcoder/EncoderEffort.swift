@@ -21,9 +21,10 @@ public enum EncoderEffort {
   /// pictures ahead instead of 40 (libx264 clamps it to the GOP, 51–61
   /// pictures at 25–30 fps); `trellis=2` (rate-distortion optimal
   /// quantisation in every mode decision, not only the final one) takes
-  /// 1–5 % off at equal SSIM on every natural clip measured, for about 9 %
-  /// more libx264 instructions (BENCHMARKS.md, issue 10). It is not a
-  /// metric tuning: psycho-visual rate-distortion stays on.
+  /// 0.9–3.7 % off at equal SSIM on every rung of the natural clips
+  /// measured, for about 9 % more libx264 instructions (BENCHMARKS.md,
+  /// issue 10). It is not a metric tuning: psycho-visual rate-distortion
+  /// stays on.
   public static let x264Options = ["b-adapt=2", "rc-lookahead=60", "trellis=2"]
 
   /// One line for the item fingerprint: the options, and the rule that
