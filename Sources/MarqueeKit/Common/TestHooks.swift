@@ -69,3 +69,56 @@ enum CrashPoint: String {
 
   func hit() { TestHooks.crashIfAsked(self) }
 }
+
+#if DEBUG
+extension TestHooks {
+  /// `MARQUEE_DEBUG_DUMP_RENDITIONS=<folder>` (debug builds only; a release
+  /// build has no such code): every rendition worker writes the pictures it
+  /// hands libx264, exactly as scaled, to `<folder>/<w>x<h>.y4m`, so a
+  /// benchmark (`Benchmarks/rate_bench.py --dump`) can encode Marquee's own
+  /// pixels with the ffmpeg CLI and measure SSIM against them. libavfilter
+  /// does the pixel work, so a debug build's pictures are a release build's.
+  final class RenditionDump {
+    private let handle: FileHandle
+    private let width: Int
+    private let height: Int
+
+    /// A dump for a `width`×`height` rendition at `frameRate`, or nil when
+    /// the variable is unset or the file cannot be created.
+    static func ifAsked(width: Int, height: Int, frameRate: Rational) -> RenditionDump? {
+      guard let folder = ProcessInfo.processInfo.environment["MARQUEE_DEBUG_DUMP_RENDITIONS"], !folder.isEmpty else {
+        return nil
+      }
+      let path = folder + "/\(width)x\(height).y4m"
+      guard FileManager.default.createFile(atPath: path, contents: nil), let h = FileHandle(forWritingAtPath: path) else {
+        return nil
+      }
+      let header = "YUV4MPEG2 W\(width) H\(height) F\(frameRate.num):\(frameRate.den) Ip A1:1 C420jpeg\n"
+      h.write(Data(header.utf8))
+      return RenditionDump(handle: h, width: width, height: height)
+    }
+
+    private init(handle: FileHandle, width: Int, height: Int) {
+      self.handle = handle
+      self.width = width
+      self.height = height
+    }
+
+    deinit { try? handle.close() }
+
+    /// Appends one `yuv420p` picture (planes without row padding).
+    func write(_ frame: Frame) {
+      guard frame.pixelFormatName == "yuv420p", frame.width == width, frame.height == height else { return }
+      var data = Data("FRAME\n".utf8)
+      let cw = (width + 1) / 2, ch = (height + 1) / 2
+      for (plane, w, h) in [(0, width, height), (1, cw, ch), (2, cw, ch)] {
+        frame.withPlane(plane, rows: h) { bytes, stride in
+          guard let base = bytes.baseAddress else { return }
+          for row in 0..<h { data.append(base + row * stride, count: w) }
+        }
+      }
+      handle.write(data)
+    }
+  }
+}
+#endif

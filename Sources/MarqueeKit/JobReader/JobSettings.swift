@@ -56,9 +56,12 @@ public struct JobSettings: Sendable, Equatable {
   /// The quality target of every video rendition (`video_crf`): x264's
   /// constant rate factor, lower is better quality and more bytes (about 6
   /// lower doubles the bytes). Each rendition takes the bits this needs, up
-  /// to its rung's bit rate (capped CRF, see `RenditionPlan`). Default 23
-  /// (x264's own default), range 1...51 (x264's range without 0, which
-  /// would be lossless and leave the High profile); fractions allowed.
+  /// to its rung's bit rate (capped CRF, see `RenditionPlan`). Renditions
+  /// smaller than 640x360 are encoded a little lower, one point per halving
+  /// of their pixels, at most 4 (`RenditionPlanner.crfOffset`: they are
+  /// shown upscaled). Default 23 (x264's own default), range 1...51 (x264's
+  /// range without 0, which would be lossless and leave the High profile);
+  /// fractions allowed.
   public var videoCRF: Double
 
   /// Creates settings; every parameter defaults to the documented default.

@@ -16,15 +16,22 @@ public enum EncoderEffort {
   /// clips measured smaller with than 2 (low-motion camera footage most).
   public static let bFrames = 3
   /// x264 options beyond the preset, each `key=value`: `b-adapt=2` (the
-  /// trellis B-frame decision) picks how many of the 3 B-frames to use, and
-  /// `rc-lookahead=60` lets macroblock-tree rate control see 60 pictures
-  /// ahead instead of 40 (about 3 % fewer bytes on camera footage for a few
-  /// per cent of CPU). `trellis=2` saved another 2 % but cost about 20 %
-  /// more encode CPU, past the budget.
-  public static let x264Options = ["b-adapt=2", "rc-lookahead=60"]
+  /// trellis B-frame decision) picks how many of the 3 B-frames to use;
+  /// `rc-lookahead=60` lets macroblock-tree rate control see up to 60
+  /// pictures ahead instead of 40 (libx264 clamps it to the GOP, 51–61
+  /// pictures at 25–30 fps); `trellis=2` (rate-distortion optimal
+  /// quantisation in every mode decision, not only the final one) takes
+  /// 0.9–3.7 % off at equal SSIM on every rung of the natural clips
+  /// measured, for about 9 % more libx264 instructions (BENCHMARKS.md,
+  /// issue 10). It is not a metric tuning: psycho-visual rate-distortion
+  /// stays on.
+  public static let x264Options = ["b-adapt=2", "rc-lookahead=60", "trellis=2"]
 
-  /// One line for the item fingerprint.
+  /// One line for the item fingerprint: the options, and the rule that
+  /// lowers the CRF of small renditions (`RenditionPlanner.crfOffset`).
   public static var summary: String {
     (["preset=\(preset)", "bframes=\(bFrames)"] + x264Options).joined(separator: ":")
+      + ";small_crf=\(RenditionPlanner.smallRenditionPixels)px:\(RenditionPlanner.smallRenditionCRFPerHalving)"
+      + "/halving:max\(RenditionPlanner.smallRenditionMaxCRFOffset)"
   }
 }

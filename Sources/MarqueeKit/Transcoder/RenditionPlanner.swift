@@ -53,6 +53,10 @@ public struct RenditionPlan: Sendable, Equatable {
   public var initialBufferOccupancy: Int
   /// Short name used for folders and logs, e.g. `720p`.
   public var name: String
+  /// Added to the job's `video_crf` for this rendition (0 or negative):
+  /// `RenditionPlanner.crfOffset(width:height:)`, lower for pictures
+  /// smaller than 640x360.
+  public var crfOffset: Double
 
   public init(width: Int, height: Int, bitRate: Int, name: String) {
     self.width = width
@@ -62,6 +66,13 @@ public struct RenditionPlan: Sendable, Equatable {
     bufferSize = bitRate
     initialBufferOccupancy = bitRate / 2
     self.name = name
+    crfOffset = RenditionPlanner.crfOffset(width: width, height: height)
+  }
+
+  /// The x264 CRF this rendition is encoded at for the job's `video_crf`:
+  /// `jobCRF + crfOffset`, at least the lowest `video_crf` a job may set.
+  public func crf(jobCRF: Double) -> Double {
+    max(JobSettings.videoCRFRange.lowerBound, jobCRF + crfOffset)
   }
 }
 
@@ -148,6 +159,36 @@ public enum RenditionPlanner {
   static let lowerRungScale = 2.0 / 3.0
   /// The smallest short side of an added lower rung, pixels.
   static let smallestRung = 8
+
+  /// Pictures with fewer pixels than this (640x360, the smallest rung of
+  /// the default ladder) are encoded at a lower CRF than the job's.
+  static let smallRenditionPixels = 640 * 360
+  /// CRF points taken off per halving of the pixels below
+  /// `smallRenditionPixels`.
+  static let smallRenditionCRFPerHalving = 1.0
+  /// The most a small rendition's CRF is lowered.
+  static let smallRenditionMaxCRFOffset = 4.0
+
+  /// How much lower than the job's `video_crf` a `width`×`height`
+  /// rendition is encoded (0 or negative): `-1 × log2(640·360 / pixels)`
+  /// below 640x360, at most 4 lower; 0 from 640x360 up.
+  ///
+  /// A small rendition is shown upscaled: a 194x144 picture fills a banner
+  /// a phone draws about 1,000 pixels wide, so each coded pixel covers
+  /// about 25 of the screen's and its coding errors are magnified with it,
+  /// while its bytes are few (measured at CRF 23: 113 kbit/s for a QCIF
+  /// clip's 194x144 rendition, 0.9–2.1 Mbit/s for the 720p renditions). x264's CRF is a per-pixel quality: the
+  /// same CRF looks worse the more the picture is enlarged, so small
+  /// pictures get a lower one, a CRF point per halving of the pixels
+  /// (BENCHMARKS.md, issue 10: the top rendition of a QCIF source then
+  /// reaches the SSIM target). The rung's VBV cap still holds: content
+  /// that needs more than the cap at the lower CRF is held to it.
+  public static func crfOffset(width: Int, height: Int) -> Double {
+    let pixels = Double(max(1, width * height))
+    let small = Double(smallRenditionPixels)
+    guard pixels < small else { return 0 }
+    return -min(smallRenditionMaxCRFOffset, smallRenditionCRFPerHalving * log2(small / pixels))
+  }
 
   /// The size of the rung added below a lone rendition `top`: its short side
   /// about two thirds of `top`'s, the even size (within 8 pixels of that)

@@ -66,6 +66,11 @@ final class RenditionWorker: @unchecked Sendable {
   private var failure: Error?
   private var finished = false
   private var thread: Thread?
+  #if DEBUG
+  /// The scaled pictures written out for a benchmark (`TestHooks.RenditionDump`).
+  private var dump: TestHooks.RenditionDump? = nil
+  private var dumpChecked = false
+  #endif
 
   init(encoder: Encoder, hls: OutputContainer, mp4: OutputContainer?, audioStream: Int, budget: CPUBudget,
        planner: KeyframePlanner, observe: ((Frame) throws -> Void)? = nil) {
@@ -214,6 +219,14 @@ final class RenditionWorker: @unchecked Sendable {
   private func encodeScaled(_ graph: FilterGraph, _ frame: Frame, _ packet: Packet) throws {
     while try graph.pull(frame) == .produced {
       try observe?(frame)
+      #if DEBUG
+      if !dumpChecked {
+        dumpChecked = true
+        dump = TestHooks.RenditionDump.ifAsked(width: frame.width, height: frame.height,
+                                               frameRate: Rational(encoder.timeBase.den, encoder.timeBase.num))
+      }
+      dump?.write(frame)
+      #endif
       frame.forcesKeyframe = planner.isIDR(frame: frame.pts ?? 0)
       _ = try encoder.send(frame)
       try drain(packet)

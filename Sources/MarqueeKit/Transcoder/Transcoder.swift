@@ -25,7 +25,8 @@ public struct TranscodeRequest: Sendable {
   /// handed to the encoders so far (output time, from 0), after each
   /// picture; the encoders trail it by at most a few pictures.
   public var progress: (@Sendable (Double) -> Void)?
-  /// x264 constant rate factor of every rendition (the job's `video_crf`).
+  /// x264 constant rate factor (the job's `video_crf`); each rendition adds
+  /// its `RenditionPlan.crfOffset` (lower for small pictures).
   public var crf: Double
   /// Length of the first HLS segment in seconds (the later ones last
   /// `segmentDuration`); nil: as long as the others.

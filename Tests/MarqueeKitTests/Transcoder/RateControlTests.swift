@@ -47,6 +47,22 @@ struct RateControlTests {
     return url
   }
 
+  /// The options libx264 wrote into the stream: the text of its SEI user
+  /// data (`x264 - core … options: key=value key=value …`), read from the
+  /// file's bytes.
+  static func x264Options(_ url: URL) throws -> [String: String] {
+    let data = try Data(contentsOf: url)
+    guard let start = data.range(of: Data("options: ".utf8)) else { return [:] }
+    let rest = data[start.upperBound...]
+    let text = String(decoding: rest[..<(rest.firstIndex(of: 0) ?? rest.endIndex)], as: UTF8.self)
+    var options: [String: String] = [:]
+    for item in text.split(separator: " ") {
+      let kv = item.split(separator: "=", maxSplits: 1)
+      if kv.count == 2 { options[String(kv[0])] = String(kv[1]) }
+    }
+    return options
+  }
+
   /// The rung's cap for a 16:9 picture of its own height at 30 fps: its
   /// bit rate unscaled (`RenditionRequest.defaultLadder`, Apple's §1.25 rates).
   static let caps: [Int: Double] = [720: 3_000_000, 540: 2_000_000, 360: 730_000]
@@ -137,7 +153,7 @@ struct RateControlTests {
     #expect(bits[1] < bits[0] * 0.77, "video_crf 28 gave \(Int(bits[1])) bits, 23 gave \(Int(bits[0]))")
   }
 
-  @Test("a source smaller than the lowest rung gets a second, lower rendition; the larger is not listed first")
+  @Test("a source smaller than the lowest rung gets a second, lower rendition, each at a CRF lowered for its size; the larger is not listed first")
   func smallSourceGetsALadder() throws {
     let dir = try Self.tempDir()
     defer { try? FileManager.default.removeItem(at: dir) }
@@ -154,6 +170,15 @@ struct RateControlTests {
       let v = try #require(try FFprobe.report(seg).video)
       sizes.append([v.width ?? 0, v.height ?? 0])
       #expect(variant.attributes["RESOLUTION"] == "\(v.width ?? 0)x\(v.height ?? 0)")
+      // Both are under 640x360, so both are encoded below video_crf 23: one CRF
+      // point per halving of the pixels (the stream's own x264 options say so).
+      let options = try Self.x264Options(seg)
+      let pixels = Double((v.width ?? 1) * (v.height ?? 1))
+      let wanted = 23 - log2(640 * 360 / pixels)
+      let crf = try #require(options["crf"].flatMap(Double.init), "no crf in the stream's x264 options")
+      #expect(abs(crf - wanted) <= 0.051, "\(v.width ?? 0)x\(v.height ?? 0) encoded at crf \(crf), wanted \(wanted)")
+      #expect(options["trellis"] == "2" && options["bframes"] == "3" && options["psy_rd"]?.hasPrefix("1.00") == true,
+              "x264 options \(options)")
     }
     #expect(Set(sizes.map { $0[1] }).count == 2 && sizes.contains([256, 144]))
     let lower = try #require(sizes.first { $0 != [256, 144] })

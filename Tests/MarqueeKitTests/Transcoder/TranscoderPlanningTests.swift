@@ -119,6 +119,46 @@ struct TranscoderPlanningTests {
     #expect(abs(Double(sixty.renditions[0].bitRate) / 3_000_000 - 1.5) < 0.001)
   }
 
+  @Test("renditions under 640x360 get a lower CRF, one point per halving of the pixels, at most 4; 640x360 and up keep video_crf")
+  func smallRenditionCRF() {
+    // Independent arithmetic: 23 − log2(640·360 / pixels) below 640x360, never more than 4 lower.
+    func expected(_ w: Int, _ h: Int, job: Double = 23) -> Double {
+      let halvings = log2(Double(640 * 360) / Double(w * h))
+      return w * h < 640 * 360 ? job - min(4, halvings) : job
+    }
+    for (w, h) in [(1920, 1080), (1280, 720), (960, 540), (640, 360), (360, 640)] {
+      #expect(RenditionPlanner.crfOffset(width: w, height: h) == 0, "\(w)x\(h)")
+    }
+    #expect(RenditionPlanner.crfOffset(width: 320, height: 180) == -2)
+    #expect(RenditionPlanner.crfOffset(width: 160, height: 90) == -4)
+    #expect(RenditionPlanner.crfOffset(width: 80, height: 46) == -4, "at most 4 lower")
+    // A 640x272 source at 25 fps: both renditions are under 640x360.
+    var s = Self.stream(640, 272)
+    s.frameRate = Rational(25, 1)
+    s.baseFrameRate = Rational(25, 1)
+    let small = RenditionPlanner.plan(stream: s, requests: RenditionRequest.defaultLadder, maxHeight: 720)
+    for r in small.renditions {
+      #expect(abs(r.crf(jobCRF: 23) - expected(r.width, r.height)) < 1e-9, "\(r.width)x\(r.height): \(r.crf(jobCRF: 23))")
+    }
+    #expect(abs(small.renditions[0].crf(jobCRF: 23) - 22.596) < 0.001)  // 640x272
+    #expect(abs(small.renditions[1].crf(jobCRF: 23) - 21.339) < 0.001)  // 414x176
+    // QCIF with SAR 128:117 (shown 194x144): the top rendition at about CRF 20.
+    #expect(abs(expected(194, 144) - RenditionPlan(width: 194, height: 144, bitRate: 1, name: "144p").crf(jobCRF: 23)) < 1e-9)
+    // Never below the lowest video_crf a job may set.
+    #expect(RenditionPlan(width: 80, height: 46, bitRate: 1, name: "46p").crf(jobCRF: 2) == JobSettings.videoCRFRange.lowerBound)
+    // The 720p ladder is untouched.
+    let hd = RenditionPlanner.plan(stream: Self.stream(1280, 720), requests: RenditionRequest.defaultLadder, maxHeight: 720)
+    #expect(hd.renditions.allSatisfy { $0.crf(jobCRF: 23) == 23 })
+  }
+
+  @Test("encoder effort: medium with trellis=2, no tune, and the CRF rule in the fingerprint line")
+  func encoderEffort() {
+    #expect(EncoderEffort.preset == "medium" && EncoderEffort.bFrames == 3)
+    #expect(EncoderEffort.x264Options == ["b-adapt=2", "rc-lookahead=60", "trellis=2"])
+    #expect(!EncoderEffort.x264Options.contains { $0.hasPrefix("tune") || $0.hasPrefix("psy") || $0.hasPrefix("aq-mode=0") })
+    #expect(EncoderEffort.summary.contains("trellis=2") && EncoderEffort.summary.contains("small_crf="))
+  }
+
   @Test("first segment of 1 s, then every 2 s: IDRs at 0, 1, 3, 5 s at 29.97 fps")
   func shortFirstSegment() {
     var planner = KeyframePlanner(frameRate: Rational(30000, 1001), segmentDuration: 2, firstSegmentDuration: 1)

@@ -33,7 +33,7 @@ final class TranscodeOutputs {
       try Encoder(video: VideoEncoderSettings(width: r.width, height: r.height, frameRate: plan.frameRate,
                                               bitRate: r.bitRate, maxRate: r.maxRate, bufferSize: r.bufferSize,
                                               gopLength: gopLength, preset: EncoderEffort.preset, threads: request.encoderThreads,
-                                              crf: request.crf, initialBufferOccupancy: r.initialBufferOccupancy,
+                                              crf: r.crf(jobCRF: request.crf), initialBufferOccupancy: r.initialBufferOccupancy,
                                               bFrames: EncoderEffort.bFrames, x264Options: EncoderEffort.x264Options))
     }
     audioEncoder = try audioChannels.map { try Encoder(audio: AudioEncoderSettings(channels: $0)) }
