@@ -363,10 +363,10 @@ public struct Transcoder {
         let desc = VideoFilterDescription(plan: plan, transform: video.orientation, dynamicRange: dynamicRange,
                                           sourceMatrix: decoded.colorSpaceName, sourcePrimaries: decoded.colorPrimariesName,
                                           sourceIsFullRange: decoded.isFullRange, sourceHeight: decoded.height)
-        // One thread per graph always: libswscale's slice threads are the
-        // suspect of two runs (under heavy load) whose scaled rendition
-        // differed by a few bytes from a single-threaded one; decoding is
-        // bit-exact threaded.
+        // One thread per graph always: filter threads would compute
+        // outside the CPU permits. (The scaled rendition that once differed
+        // between two runs under load was libx264's doing, not
+        // libswscale's: `X264Capabilities`.)
         let graph = try FilterGraph(description: desc.headText,
                                     inputs: [.videoSource(videoDecoder.bufferSourceArguments(for: decoded))],
                                     outputs: [.videoSink], threads: 1)
