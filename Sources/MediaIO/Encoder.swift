@@ -87,7 +87,9 @@ public final class Encoder {
   /// closed GOPs and no scene-cut keyframes, so IDRs fall only where
   /// `Frame.forcesKeyframe` asks and at `gopLength` (Apple HLS authoring
   /// spec 1.13 and 7.4). The level is libx264's choice: the lowest one the
-  /// picture size, frame rate, VBV and reference frames fit in.
+  /// picture size, frame rate, VBV and reference frames fit in. libx264
+  /// uses every instruction set it detects except AVX-512
+  /// (`X264Capabilities`), so the bytes depend only on the pictures.
   ///
   /// - Throws: `MediaIOError` when libx264 is missing, refuses the settings,
   ///   or leaves an option unused.
@@ -128,8 +130,11 @@ public final class Encoder {
     av_dict_set(&options, "preset", s.preset, 0)
     av_dict_set(&options, "profile", "high", 0)
     if let crf = s.crf { av_dict_set(&options, "crf", String(format: "%.2f", crf), 0) }
-    // No scene-cut IDRs; forced I frames become IDRs; no open GOPs.
-    let params = (["scenecut=0", "open-gop=0"] + s.x264Options).joined(separator: ":")
+    // No scene-cut IDRs; forced I frames become IDRs; no open GOPs. No
+    // AVX-512: its macroblock-tree code reads memory nothing wrote
+    // (`X264Capabilities`), so the bytes would depend on the heap.
+    let cpu = X264Capabilities.parameter.map { [$0] } ?? []
+    let params = (["scenecut=0", "open-gop=0"] + s.x264Options + cpu).joined(separator: ":")
     av_dict_set(&options, "x264-params", params, 0)
     av_dict_set(&options, "forced-idr", "1", 0)
     try Encoder.open(ctx, codec, &options, label)

@@ -15,7 +15,13 @@ public struct ItemFingerprint: Sendable, Equatable {
   /// (transcoder, covers, dark variants, images): every item is rebuilt.
   /// The Marquee version is part of the fingerprint too, so every release
   /// rebuilds once; `build --rebuild` forces it in between.
-  public static let outputFormatVersion = 4
+  ///
+  /// 4: the HLS sound decoded from one sample after the pictures
+  /// (`AudioDecodeDelay`). 5: libx264 without AVX-512 (`X264Capabilities`).
+  /// On an AVX-512 machine a rendition whose width is not a multiple of 128
+  /// pixels (960x540) could hold bytes that depended on uninitialised
+  /// memory; its URLs must not name those bytes any more.
+  public static let outputFormatVersion = 5
 
   /// Marquee's version (`marquee --version`).
   public static let marqueeVersion = "0.2.0"

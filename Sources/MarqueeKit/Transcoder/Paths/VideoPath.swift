@@ -5,9 +5,10 @@
 /// its own rung (`RenditionWorker`, `VideoFilterDescription.tailText`).
 ///
 /// The graphs are built on the first decoded picture, whose format,
-/// colour tags and size they need. One thread per graph: libswscale's slice
-/// threads were the suspect of runs under heavy load whose scaled rendition
-/// differed by a few bytes; decoding is bit-exact threaded.
+/// colour tags and size they need. One thread per graph: filter threads
+/// would compute outside the CPU permits. (The scaled rendition that once
+/// differed between two runs under load was libx264's doing, not
+/// libswscale's: `X264Capabilities`.)
 final class VideoPath {
   private let stream: StreamInfo
   private let decoder: Decoder
