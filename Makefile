@@ -48,12 +48,12 @@ dist-setup:
 	@$(MAKE) --no-print-directory setup PACKAGES="$(filter-out ffmpeg nginx,$(PACKAGES)) binutils"
 
 dist: dist-setup
-	$(SWIFT) build -c release --static-swift-stdlib
+	$(SWIFT) build -c release --static-swift-stdlib --product marquee
 	@mkdir -p dist
 	Packaging/dist.sh .build/release/marquee $(DIST)
 
 runtime-packages: dist-setup
-	$(SWIFT) build -c release --static-swift-stdlib
+	$(SWIFT) build -c release --static-swift-stdlib --product marquee
 	Packaging/runtime-packages.sh .build/release/marquee > RUNTIME-PACKAGES.tmp
 	mv RUNTIME-PACKAGES.tmp RUNTIME-PACKAGES
 
