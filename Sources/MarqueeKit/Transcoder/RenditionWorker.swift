@@ -65,7 +65,6 @@ final class RenditionWorker: @unchecked Sendable {
   private let capacity = 8
   private var failure: Error?
   private var finished = false
-  private var thread: Thread?
   #if DEBUG
   /// The scaled pictures written out for a benchmark (`TestHooks.RenditionDump`).
   private var dump: TestHooks.RenditionDump? = nil
@@ -83,11 +82,16 @@ final class RenditionWorker: @unchecked Sendable {
     self.audioStream = audioStream
   }
 
+  /// Starts the worker's thread. The thread's closure holds the worker
+  /// until `run()` returns, and the worker does not hold the thread: a
+  /// stored `Thread` made a cycle (worker → thread → closure → worker), so
+  /// no worker, and none of its libx264 encoder, muxers and graph, was
+  /// ever freed (LeakSanitizer: 367 MB of libx264's memory left behind by
+  /// one 1280x720 item with three renditions).
   func start() {
     let t = Thread { [self] in self.run() }
     t.name = "marquee.rendition"
     t.stackSize = 4 << 20
-    thread = t
     t.start()
   }
 

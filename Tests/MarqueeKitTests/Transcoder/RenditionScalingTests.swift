@@ -9,6 +9,30 @@ import Testing
 /// description, and those ffmpeg makes from the source.
 @Suite("Renditions scaled on their own threads", .serialized)
 struct RenditionScalingTests {
+  @Test("a rendition worker is freed once it has finished (its thread does not keep it, nor it its thread)")
+  func finishedWorkerIsFreed() throws {
+    let dir = try TranscoderTests.tempDir()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    weak var freed: RenditionWorker?
+    do {
+      let encoder = try Encoder(video: VideoEncoderSettings(width: 320, height: 180, frameRate: Rational(30, 1),
+                                                            bitRate: 500_000, maxRate: 500_000, bufferSize: 500_000,
+                                                            gopLength: 30, threads: 1))
+      let hls = try OutputContainer(path: dir.appendingPathComponent("index.m3u8").path, format: "hls")
+      let worker = RenditionWorker(encoder: encoder, hls: hls, mp4: nil, audioStream: 1, budget: .unlimited,
+                                   planner: KeyframePlanner(frameRate: Rational(30, 1), segmentDuration: 2))
+      freed = worker
+      worker.start()
+      try worker.push(.finish)
+      try worker.join()
+    }
+    // The thread lets go of its closure when it exits, just after `join()`
+    // returns.
+    let deadline = Date().addingTimeInterval(10)
+    while freed != nil && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+    #expect(freed == nil, "the worker outlived its thread")
+  }
+
   @Test("the split graphs hold the one graph's filters, in its order")
   func splitDescription() {
     let plan = VideoPlan(displayWidth: 1280, displayHeight: 720, frameRate: Rational(30, 1), renditions: [
