@@ -37,18 +37,20 @@ public final class SHA256 {
     public var description: String { hex }
   }
 
-  private let context: OpaquePointer
+  /// The `AVSHA` state, `av_sha_size` bytes in memory this object owns
+  /// (libavutil documents the context as that many bytes the caller may
+  /// allocate), so making one cannot fail short of Swift's own allocator.
+  private let storage: UnsafeMutableRawPointer
+  private var context: OpaquePointer { OpaquePointer(storage) }
   private var finished: Digest?
 
-  /// A fresh SHA-256 state. `av_sha_alloc` only fails when the process is
-  /// out of memory, which Swift treats as fatal anyway.
+  /// A fresh SHA-256 state (`av_sha_init` with 256 bits).
   public init() {
-    guard let context = av_sha_alloc() else { fatalError("av_sha_alloc: out of memory") }
-    self.context = context
-    av_sha_init(context, 256)
+    storage = UnsafeMutableRawPointer.allocate(byteCount: Int(av_sha_size), alignment: 64)
+    av_sha_init(OpaquePointer(storage), 256)
   }
 
-  deinit { av_free(UnsafeMutableRawPointer(context)) }
+  deinit { storage.deallocate() }
 
   /// Feeds bytes. Feeding after `finalize()` is a programming error.
   public func update(_ bytes: UnsafeRawBufferPointer) {
