@@ -16,8 +16,8 @@ public func testOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     precondition(h.storedWidth > 0 && h.storedHeight > 0 && h.storedWidth * h.storedHeight <= limits.maxPixels)
   }
   if let orientation = ExifReader.orientation(tiff: bytes) {
-    // Any SHORT is returned as stored; only 1–8 may become a transform.
-    precondition((0...0xFFFF).contains(orientation), "EXIF orientation \(orientation)")
+    // Any SHORT (or LONG) is returned as stored; only 1–8 may become a transform.
+    precondition((0...0xFFFF_FFFF).contains(orientation), "EXIF orientation \(orientation)")
     precondition((DisplayTransform(exifOrientation: orientation) != nil) == (1...8).contains(orientation))
   }
   return 0

@@ -14,15 +14,21 @@ public final class OutputContainer {
   private let ownsIO: Bool
   /// Path of the main output file (the MP4, or the HLS media playlist).
   public let path: String
+  /// Where the files the muxer opens itself go (nil: libavformat's `file`
+  /// protocol writes them).
+  public let files: MuxerFiles?
 
   /// Allocates a muxer.
   ///
   /// - Parameters:
   ///   - path: local output path.
   ///   - format: libavformat muxer name (`mp4`, `hls`).
+  ///   - files: for a muxer that opens its own files (`hls`): hands each
+  ///     file to its handler in memory before it is written.
   /// - Throws: `MediaIOError` if the muxer is unknown.
-  public init(path: String, format: String) throws(MediaIOError) {
+  public init(path: String, format: String, files: MuxerFiles? = nil) throws(MediaIOError) {
     self.path = path
+    self.files = files
     var ctx: UnsafeMutablePointer<AVFormatContext>? = nil
     try check(avformat_alloc_output_context2(&ctx, nil, format, path), "avformat_alloc_output_context2", path)
     guard let c = ctx else { throw .failure("avformat_alloc_output_context2", path, "no context") }
@@ -30,6 +36,15 @@ public final class OutputContainer {
     // Output files are only ever local files.
     c.pointee.protocol_whitelist = av_strdup("file")
     ownsIO = (c.pointee.oformat.pointee.flags & AVFMT_NOFILE) == 0
+    files?.install(on: c)
+  }
+
+  /// Throws what went wrong in `files` (a handler's error, a failed write),
+  /// which libavformat may have reported only as a status, or not at all.
+  private func checkFiles(_ function: String) throws(MediaIOError) {
+    guard let failure = files?.failure else { return }
+    if let e = failure as? MediaIOError { throw e }
+    throw .failure(function, path, "\(failure)")
   }
 
   deinit {
@@ -64,7 +79,9 @@ public final class OutputContainer {
     var dict: OpaquePointer? = nil
     defer { av_dict_free(&dict) }
     for (k, v) in options { av_dict_set(&dict, k, v, 0) }
-    try check(avformat_write_header(context, &dict), "avformat_write_header", path, writing: true)
+    let status = avformat_write_header(context, &dict)
+    try checkFiles("avformat_write_header")
+    try check(status, "avformat_write_header", path, writing: true)
     if let left = av_dict_get(dict, "", nil, AV_DICT_IGNORE_SUFFIX) {
       throw .failure("avformat_write_header", path, "muxer option '\(String(cString: left.pointee.key))' was not used")
     }
@@ -78,7 +95,9 @@ public final class OutputContainer {
   public func write(_ packet: Packet, stream: Int) throws(MediaIOError) {
     packet.streamIndex = stream
     packet.rescaleTimestamps(from: sourceTimeBases[stream], to: streamTimeBases[stream])
-    try check(av_interleaved_write_frame(context, packet.pointer), "av_interleaved_write_frame", path, writing: true)
+    let status = av_interleaved_write_frame(context, packet.pointer)
+    try checkFiles("av_interleaved_write_frame")
+    try check(status, "av_interleaved_write_frame", path, writing: true)
   }
 
   /// Flushes interleaving queues and writes the trailer (`av_write_trailer`);
@@ -86,7 +105,9 @@ public final class OutputContainer {
   public func finish() throws(MediaIOError) {
     guard headerWritten, !finished else { return }
     finished = true
-    try check(av_write_trailer(context), "av_write_trailer", path, writing: true)
+    let status = av_write_trailer(context)
+    try checkFiles("av_write_trailer")
+    try check(status, "av_write_trailer", path, writing: true)
     if ownsIO { avio_closep(&context.pointee.pb) }
   }
 }

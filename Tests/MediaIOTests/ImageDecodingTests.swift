@@ -56,6 +56,19 @@ struct ExifReaderTests {
     let truncated = tiff(littleEndian: false, tag: 0x0112, type: 3, value: 6).prefix(14)
     #expect(ExifReader.orientation(tiff: Data(truncated)) == nil)
   }
+
+  /// FuzzImageHeaders' first finding: the oracle said every value fits a
+  /// SHORT, but a LONG Orientation comes back as stored, and must become
+  /// no transform.
+  @Test("a LONG Orientation is returned as stored, and an out-of-range one is no transform")
+  func longOrientation() throws {
+    let found = Data([0x49, 0x49, 0x2A, 0x00, 0x08, 0x00, 0x00, 0x00, 0x01, 0x00, 0x12, 0x01, 0x04, 0x00,
+                      0x01, 0x00, 0x00, 0x00, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x00, 0x00])
+    let value = try #require(ExifReader.orientation(tiff: found))
+    #expect(value == 0xFFFF_FFFF)
+    #expect(DisplayTransform(exifOrientation: value) == nil)
+    #expect(ExifReader.orientation(tiff: tiff(littleEndian: false, tag: 0x0112, type: 4, value: 6)) == 6)
+  }
 }
 
 // MARK: - Orientation on pixels

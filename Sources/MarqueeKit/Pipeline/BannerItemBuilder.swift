@@ -18,8 +18,8 @@ struct BannerItemBuilder: Sendable {
   let staging: URL
   /// The build's CPU permits; `make` is called holding one.
   var budget: CPUBudget = .unlimited
-  /// Seconds of a video source encoded so far, for live progress.
-  var progress: (@Sendable (Double) -> Void)? = nil
+  /// How far a video's transcode has got, for live progress.
+  var progress: (@Sendable (TranscodeProgress) -> Void)? = nil
 
   var limits: InputLimits {
     settings.inputLimits

@@ -448,11 +448,7 @@ struct BuildRun: Sendable {
       let stageRoot = folder.appendingPathComponent("stage", isDirectory: true)
       try FileSystem.makeDirectory(stageRoot)
       let itemFolder = BannerItemBuilder.folder(for: spec)
-      if spec.kind == .video && options.progressInterval > 0 {
-        let limits = job.settings.inputLimits
-        let duration = (try? InputContainer(path: spec.source.path, allowedFormats: InputContainer.videoFormats, limits: limits))?.duration
-        monitor.begin(id: spec.id, duration: duration ?? 0)
-      }
+      if spec.kind == .video && options.progressInterval > 0 { monitor.begin(id: spec.id) }
       defer { monitor.end(id: spec.id) }
       let monitor = self.monitor
       let id = spec.id

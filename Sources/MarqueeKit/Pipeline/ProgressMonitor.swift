@@ -1,12 +1,12 @@
 import Foundation
 
 /// How far each video being encoded has got, for live progress: the
-/// transcoder reports the seconds of source it has handed to the encoders
-/// (`TranscodeRequest.progress`, after every picture), and the fraction is
-/// that over the source's duration.
+/// transcoder reports the seconds it has handed to the encoders and the
+/// source's duration from the container it opened (`TranscodeProgress`,
+/// after every picture), and the fraction is one over the other.
 final class ProgressMonitor: @unchecked Sendable {
   struct Item {
-    /// Source duration in seconds (container duration).
+    /// Source duration in seconds (container duration); 0 until known.
     var duration: Double
     /// Seconds of source encoded so far.
     var encoded: Double
@@ -16,18 +16,18 @@ final class ProgressMonitor: @unchecked Sendable {
   private let lock = NSLock()
   private var items: [String: Item] = [:]
 
-  /// Starts tracking item `id`; items of unknown duration are not tracked.
-  func begin(id: String, duration: Double) {
-    guard duration > 0 else { return }
+  /// Starts tracking item `id`.
+  func begin(id: String) {
     lock.lock()
-    items[id] = Item(duration: duration, encoded: 0, started: Date())
+    items[id] = Item(duration: 0, encoded: 0, started: Date())
     lock.unlock()
   }
 
-  /// Records that `seconds` of item `id`'s source are encoded.
-  func advance(id: String, to seconds: Double) {
+  /// Records how far item `id`'s transcode has got.
+  func advance(id: String, to progress: TranscodeProgress) {
     lock.lock()
-    items[id]?.encoded = seconds
+    items[id]?.encoded = progress.encoded
+    items[id]?.duration = progress.sourceDuration ?? 0
     lock.unlock()
   }
 
@@ -46,7 +46,8 @@ final class ProgressMonitor: @unchecked Sendable {
     lock.unlock()
     let now = Date()
     return current.keys.sorted().compactMap { id in
-      guard let item = current[id] else { return nil }
+      // An item whose duration is not known yet (or at all) has no fraction.
+      guard let item = current[id], item.duration > 0 else { return nil }
       return (id, min(0.99, max(0, item.encoded / item.duration)), now.timeIntervalSince(item.started))
     }
   }

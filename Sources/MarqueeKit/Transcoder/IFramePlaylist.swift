@@ -13,7 +13,11 @@ public enum FragmentedMP4 {
   /// - Returns: nil when the bytes are not a fragment with that track, or a
   ///   box is truncated or malformed (every size is bounds-checked).
   public static func firstSampleEnd(in data: Data, trackID: UInt32) -> Int? {
-    let bytes = [UInt8](data)
+    firstSampleEnd(in: [UInt8](data), trackID: trackID)
+  }
+
+  /// `firstSampleEnd(in:trackID:)` on bytes in memory.
+  public static func firstSampleEnd(in bytes: [UInt8], trackID: UInt32) -> Int? {
     func u32(_ o: Int) -> UInt32? {
       guard o >= 0, o + 4 <= bytes.count else { return nil }
       return UInt32(bytes[o]) << 24 | UInt32(bytes[o + 1]) << 16 | UInt32(bytes[o + 2]) << 8 | UInt32(bytes[o + 3])
@@ -93,20 +97,15 @@ public struct IFramePlaylistWriter: Sendable {
 
   /// The playlist text and the bit rates its byte ranges measure.
   ///
-  /// - Parameters:
-  ///   - media: the rendition's media playlist.
-  ///   - directory: where its segments are.
-  ///   - trackID: the video track (1 in Marquee's segments).
-  /// - Returns: nil if a segment cannot be parsed.
-  public func render(media: MediaPlaylist, directory: URL, trackID: UInt32 = 1) -> (text: String, bandwidth: MeasuredBandwidth)? {
-    guard let map = media.mapURI else { return nil }
-    var lines = ["#EXTM3U", "#EXT-X-VERSION:7", "#EXT-X-TARGETDURATION:\(media.targetDuration ?? 2)",
+  /// - Parameter rendition: the rendition's segments as its muxer wrote
+  ///   them, with each IDR picture's end (`SegmentEvent.idrEnd`).
+  public func render(rendition: RenditionSegments) -> (text: String, bandwidth: MeasuredBandwidth) {
+    var lines = ["#EXTM3U", "#EXT-X-VERSION:7", "#EXT-X-TARGETDURATION:\(rendition.targetDuration ?? 2)",
                  "#EXT-X-MEDIA-SEQUENCE:0", "#EXT-X-PLAYLIST-TYPE:VOD", "#EXT-X-I-FRAMES-ONLY",
-                 "#EXT-X-MAP:URI=\"\(map)\""]
+                 "#EXT-X-MAP:URI=\"\(rendition.mapURI)\""]
     var peak = 0.0, bits = 0.0, seconds = 0.0
-    for segment in media.segments {
-      guard let data = try? Data(contentsOf: directory.appendingPathComponent(segment.uri)),
-            let end = FragmentedMP4.firstSampleEnd(in: data, trackID: trackID) else { return nil }
+    for segment in rendition.segments {
+      let end = segment.idrEnd
       lines.append(String(format: "#EXTINF:%.6f,", segment.duration))
       lines.append("#EXT-X-BYTERANGE:\(end)@0")
       lines.append(segment.uri)

@@ -1,7 +1,8 @@
 import Foundation
 
-/// A parsed HLS media playlist (RFC 8216 §4.3): what the muxer wrote, read
-/// back so the master playlist and banners.json are built from facts.
+/// A parsed HLS media playlist (RFC 8216 §4.3): the text the `hls` muxer
+/// writes (taken in memory on its way to disk, `SegmentRecorder`), or a
+/// bundle's playlist that `verify` checks.
 public struct MediaPlaylist: Sendable, Equatable {
   /// One `#EXTINF` entry.
   public struct Segment: Sendable, Equatable {
@@ -75,22 +76,6 @@ public struct MeasuredBandwidth: Sendable, Equatable {
   public init(peak: Int, average: Int) {
     self.peak = peak
     self.average = average
-  }
-
-  /// Measures from the playlist and the sizes of the files it lists,
-  /// resolved against `directory`. Each segment's bytes include its share
-  /// of the initialization section (spread over the segments) so the figure
-  /// covers every byte a player downloads.
-  public init(playlist: MediaPlaylist, directory: URL) {
-    let fm = FileManager.default
-    func size(_ uri: String) -> Double {
-      let attrs = try? fm.attributesOfItem(atPath: directory.appendingPathComponent(uri).path)
-      return (attrs?[.size] as? NSNumber)?.doubleValue ?? 0
-    }
-    let initBytes = playlist.mapURI.map(size) ?? 0
-    let share = playlist.segments.isEmpty ? 0 : initBytes / Double(playlist.segments.count)
-    let segments = playlist.segments.filter { $0.duration > 0 }.map { (bits: (size($0.uri) + share) * 8, seconds: $0.duration) }
-    self.init(segments: segments, targetDuration: playlist.targetDuration)
   }
 
   /// Measures from segment sizes in bits and durations in seconds, in

@@ -21,10 +21,9 @@ public struct TranscodeRequest: Sendable {
   /// rendition workers take their own, and FFmpeg's decoder and filter
   /// threads are sized from it (`CPUBudget.libraryThreads`).
   public var budget: CPUBudget
-  /// Called on the transcoding thread with the seconds of the source
-  /// handed to the encoders so far (output time, from 0), after each
-  /// picture; the encoders trail it by at most a few pictures.
-  public var progress: (@Sendable (Double) -> Void)?
+  /// Called on the transcoding thread after each picture handed to the
+  /// encoders; the encoders trail it by at most a few pictures.
+  public var progress: (@Sendable (TranscodeProgress) -> Void)?
   /// x264 constant rate factor (the job's `video_crf`); each rendition adds
   /// its `RenditionPlan.crfOffset` (lower for small pictures).
   public var crf: Double
@@ -42,7 +41,7 @@ public struct TranscodeRequest: Sendable {
 
   public init(source: URL, outputDirectory: URL, segmentDuration: Double, ladder: [RenditionRequest] = RenditionRequest.defaultLadder,
               maxHeight: Int, limits: InputLimits, coverPolicy: CoverPolicy, encoderThreads: Int = 0,
-              mp4Height: Int? = nil, budget: CPUBudget = .unlimited, progress: (@Sendable (Double) -> Void)? = nil,
+              mp4Height: Int? = nil, budget: CPUBudget = .unlimited, progress: (@Sendable (TranscodeProgress) -> Void)? = nil,
               crf: Double = JobSettings.default.videoCRF,
               firstSegmentDuration: Double? = TranscodeRequest.startupSegmentDuration,
               pictureSink: PictureSink? = nil) {
@@ -63,6 +62,15 @@ public struct TranscodeRequest: Sendable {
   }
 }
 
+/// How far a transcode has got, reported after each picture.
+public struct TranscodeProgress: Sendable, Equatable {
+  /// Seconds of the output handed to the encoders so far (output time, from 0).
+  public var encoded: Double
+  /// The source's duration in seconds, from its container (the one
+  /// opening the transcoder reads); nil when the container does not say.
+  public var sourceDuration: Double?
+}
+
 /// One encoded rendition as written.
 public struct RenditionOutput: Sendable {
   public var plan: RenditionPlan
@@ -73,6 +81,8 @@ public struct RenditionOutput: Sendable {
   /// H.264 profile_idc and level_idc read from the encoded SPS.
   public var profile: Int
   public var level: Int
+  /// The segments its HLS muxer wrote.
+  public var segments: RenditionSegments
 }
 
 /// What the transcoder produced for one source.
@@ -81,6 +91,10 @@ public struct TranscodeResult: Sendable {
   public var renditions: [RenditionOutput]
   /// The MP4 path relative to the item folder.
   public var mp4Path: String
+  /// How long the pictures last on the output timeline, seconds: the
+  /// encoded picture count over the frame rate. The MP4's duration, since
+  /// its sound is cut to end with the pictures (`AudioPath`).
+  public var pictureDuration: Double
   public var hasAudio: Bool
   /// Warnings for the user (no qualifying cover, dropped audio, …).
   public var warnings: [String]
@@ -170,21 +184,15 @@ public struct Transcoder {
       audio = try AudioPath(decoder: decoder, encoder: encoder, channels: source.audioChannels, fanOut: fanOut)
     }
     let video = try VideoPath(stream: source.video, decoder: source.videoDecoder, plan: plan, fanOut: fanOut,
-                              audio: audio, progress: request.progress)
+                              audio: audio, sourceDuration: source.input.duration, progress: request.progress)
     let (timeline, inputWarnings) = try SourceReader(source: source, video: video, audio: audio)
       .run(limits: request.limits, frameRate: plan.frameRate)
     try video.finish(end: timeline.videoEnd)
     try audio?.finish()
     try fanOut.finish()
-    try outputs.finish()
-    if audio != nil {
-      // The HLS sound is decoded from one sample after the pictures, for
-      // Chromium's sequence-mode HLS player (`AudioDecodeDelay`).
-      for r in outputs.renditions {
-        try AudioDecodeDelay.apply(toRenditionAt: request.outputDirectory.appendingPathComponent(r.playlistPath))
-      }
-    }
-    return TranscodeResult(plan: plan, renditions: outputs.renditions, mp4Path: TranscodeOutputs.mp4Name,
+    let renditions = try outputs.finish()
+    return TranscodeResult(plan: plan, renditions: renditions, mp4Path: TranscodeOutputs.mp4Name,
+                           pictureDuration: video.pictureEnd.seconds,
                            hasAudio: audio?.producedAudio ?? false, warnings: source.warnings + inputWarnings,
                            sourceCodec: source.video.codecName, dynamicRange: video.dynamicRange)
   }

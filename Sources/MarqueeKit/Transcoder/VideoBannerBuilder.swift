@@ -11,11 +11,12 @@ public struct BuiltVideoBanner: Sendable {
   public var coverTime: Double?
 }
 
-/// The video banner's stage chain: transcoder → master playlist from
-/// measured segments (the start variant listed first) → cover stage (the
-/// chosen frame or the job's poster, with its dark variant) → the manifest
-/// entry, whose duration is measured from the output that `url` points at
-/// (the sum of the start variant's `#EXTINF`, or the MP4's).
+/// The video banner's stage chain: transcoder → master and I-frame
+/// playlists from the segments the muxers wrote (`RenditionSegments`; the
+/// start variant listed first) → cover stage (the chosen frame or the job's
+/// poster, with its dark variant) → the manifest entry, whose duration is
+/// that of the output `url` points at (the sum of the start variant's
+/// `#EXTINF`, or the MP4's pictures).
 public struct VideoBannerBuilder: Sendable {
   public var settings: JobSettings
   public var darkVariants: DarkVariantGenerator
@@ -41,12 +42,11 @@ public struct VideoBannerBuilder: Sendable {
   ///
   /// - Parameters:
   ///   - budget: the build's CPU permits; the calling thread holds one.
-  ///   - progress: seconds of the source encoded so far (see
-  ///     `TranscodeRequest.progress`).
+  ///   - progress: how far the transcode has got (`TranscodeRequest.progress`).
   /// - Throws: `MarqueeError`, `MediaIOError` or a file-system error; the
   ///   caller removes the item's folder.
   public func build(_ spec: BannerSpec, bundleRoot: URL, folder: String, budget: CPUBudget = .unlimited,
-                    progress: (@Sendable (Double) -> Void)? = nil) throws -> BuiltVideoBanner {
+                    progress: (@Sendable (TranscodeProgress) -> Void)? = nil) throws -> BuiltVideoBanner {
     let dir = bundleRoot.appendingPathComponent(folder, isDirectory: true)
     let coverStage = CoverStage(settings: settings, darkVariants: darkVariants)
     // The cover extractor sees the top rendition's pictures as they are made.
@@ -59,23 +59,15 @@ public struct VideoBannerBuilder: Sendable {
       crf: settings.videoCRF, pictureSink: coverSink)
     let result = try Transcoder().run(request)
 
-    // Master playlist from measured segments.
+    // Master and I-frame playlists from the segments the muxers wrote.
     var variants: [MasterPlaylistWriter.Variant] = []
     var iFrames: [MasterPlaylistWriter.IFrameVariant] = []
-    var playlists: [MediaPlaylist] = []
     for r in result.renditions {
-      let url = dir.appendingPathComponent(r.playlistPath)
-      let folder = url.deletingLastPathComponent()
-      let playlist = MediaPlaylist(text: try String(contentsOf: url, encoding: .utf8))
-      playlists.append(playlist)
-      variants.append(.init(uri: r.playlistPath,
-                            bandwidth: MeasuredBandwidth(playlist: playlist, directory: folder),
+      variants.append(.init(uri: r.playlistPath, bandwidth: MeasuredBandwidth(rendition: r.segments),
                             codecs: r.codecs, width: r.plan.width, height: r.plan.height,
                             frameRate: result.plan.frameRate.doubleValue))
       // I-frame playlist beside the media playlist (spec §6.1).
-      guard let iframe = IFramePlaylistWriter().render(media: playlist, directory: folder) else {
-        throw MarqueeError(.encodeFailed, "cannot index the I-frames of \(r.playlistPath): a segment is not a parsable fMP4 fragment")
-      }
+      let iframe = IFramePlaylistWriter().render(rendition: r.segments)
       let iframeName = "\(r.plan.name)/iframes.m3u8"
       try Data(iframe.text.utf8).write(to: dir.appendingPathComponent(iframeName), options: .atomic)
       let videoCodec = r.codecs.split(separator: ",").first.map(String.init) ?? r.codecs
@@ -91,11 +83,9 @@ public struct VideoBannerBuilder: Sendable {
                                          height: top.height, bundleRoot: bundleRoot, folder: folder)
     let cover = coverOutput.files
 
-    // The duration of what `url` plays, measured from the output.
-    let hlsDuration = playlists[start].duration
-    let mp4Duration = try InputContainer(path: dir.appendingPathComponent(result.mp4Path).path,
-                                         allowedFormats: ["mov", "mp4"]).duration ?? hlsDuration
-    let duration = settings.videoURL == .mp4 ? mp4Duration : hlsDuration
+    // The duration of what `url` plays: the start variant's #EXTINF sum,
+    // or the MP4's, which lasts as long as its pictures.
+    let duration = settings.videoURL == .mp4 ? result.pictureDuration : result.renditions[start].segments.duration
     let entry = VideoManifestEntry(
       id: spec.id, playlistPath: "\(folder)/master.m3u8", mp4Path: "\(folder)/\(result.mp4Path)",
       coverPath: cover.webp, coverJPEGPath: cover.jpeg, darkCoverPath: cover.darkWebP,

@@ -15,8 +15,9 @@ public enum ExifReader {
   ///
   /// - Parameter tiff: the bytes after `Exif\0\0`: a TIFF header (`II*\0` or
   ///   `MM\0*`), then IFDs.
-  /// - Returns: the value as stored (valid values are 1–8, but any `SHORT`
-  ///   is returned so the caller can report a bad one).
+  /// - Returns: the value as stored (valid values are 1–8, but any `SHORT`,
+  ///   or `LONG` from a lenient writer, is returned so the caller can
+  ///   report a bad one): 0...0xFFFF, or 0...0xFFFF_FFFF for a `LONG`.
   public static func orientation(tiff: Data) -> Int? {
     tiff.withUnsafeBytes { raw in orientation(ByteView(bytes: raw)) }
   }

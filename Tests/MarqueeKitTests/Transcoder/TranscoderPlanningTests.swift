@@ -210,14 +210,12 @@ struct TranscoderPlanningTests {
     #expect(abs(p.duration - 3.003) < 1e-9)
     #expect(p.mapURI == "init.mp4" && p.hasEndList && p.isVOD && p.hasIndependentSegments && p.targetDuration == 2)
 
-    // Bandwidth from real files: 1000 B init, 250 000 B over 2.002 s, 100 000 B over 1.001 s.
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("marquee-pl-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: dir) }
-    try Data(count: 1000).write(to: dir.appendingPathComponent("init.mp4"))
-    try Data(count: 250_000).write(to: dir.appendingPathComponent("segment_00000.m4s"))
-    try Data(count: 100_000).write(to: dir.appendingPathComponent("segment_00001.m4s"))
-    let bw = MeasuredBandwidth(playlist: p, directory: dir)
+    // Bandwidth from segments: 1000 B init, 250 000 B over 2.002 s, 100 000 B over 1.001 s.
+    let rendition = RenditionSegments(mapURI: "init.mp4", initBytes: 1000, targetDuration: 2, segments: [
+      SegmentEvent(index: 0, uri: "segment_00000.m4s", start: 0, duration: 2.002, bytes: 250_000, idrEnd: 9000),
+      SegmentEvent(index: 1, uri: "segment_00001.m4s", start: 2.002, duration: 1.001, bytes: 100_000, idrEnd: 7000),
+    ])
+    let bw = MeasuredBandwidth(rendition: rendition)
     #expect(bw.peak == Int((250_500.0 * 8 / 2.002).rounded(.up)))
     #expect(bw.average == Int((351_000.0 * 8 / 3.003).rounded(.up)))
 

@@ -116,6 +116,12 @@ struct TranscoderTests {
     #expect(seconds.count == 60, "one report per picture, got \(seconds.count)")
     #expect(zip(seconds, seconds.dropFirst()).allSatisfy { $0 <= $1 }, "progress went backwards")
     #expect(abs((seconds.last ?? 0) - 2.0) < 1.0 / 30 + 1e-9, "last report \(seconds.last ?? 0) s of a 2 s clip")
+    // The source's duration comes with every report, from the one opening.
+    #expect(Set(reports.sourceDurations.map { $0.map { ($0 * 1000).rounded() } }) == [2000], "\(Set(reports.sourceDurations))")
+    // The MP4 lasts as long as its pictures (ffprobe, an independent reader).
+    let mp4 = limited.appendingPathComponent("videos/item/video.mp4")
+    let probed = try #require(try FFprobe.report(mp4).duration)
+    #expect(abs(probed - built.result.pictureDuration) < 0.0015, "ffprobe \(probed) s, pictures \(built.result.pictureDuration) s")
   }
 
   // MARK: - Pixels and sizes
@@ -490,10 +496,18 @@ struct TranscoderTests {
 final class ProgressLog: @unchecked Sendable {
   private let lock = NSLock()
   private var seconds: [Double] = []
-  func append(_ value: Double) {
+  private var durations: [Double?] = []
+  func append(_ value: TranscodeProgress) {
     lock.lock()
-    seconds.append(value)
+    seconds.append(value.encoded)
+    durations.append(value.sourceDuration)
     lock.unlock()
+  }
+  /// The source durations reported.
+  var sourceDurations: [Double?] {
+    lock.lock()
+    defer { lock.unlock() }
+    return durations
   }
   var values: [Double] {
     lock.lock()

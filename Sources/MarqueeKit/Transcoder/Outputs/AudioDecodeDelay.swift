@@ -39,9 +39,13 @@ import Foundation
 /// 48 kHz) later than before. FFmpeg 5.1's mov muxer starts every track's
 /// first fragment at decode time 0 (`frag_start`) and has no option to do
 /// otherwise (`frag_discont` drops the audio edit), so the fields are
-/// rewritten in place after the `hls` muxer has finished: no size changes,
-/// so playlists, I-frame byte ranges and measured bit rates stay valid, and
-/// the result depends on the bytes alone (rebuilds stay identical).
+/// rewritten in memory as each file passes from the `hls` muxer to disk
+/// (`SegmentRecorder`, the init section before any segment): no size
+/// changes, so playlists, I-frame byte ranges and measured bit rates stay
+/// valid, and the result depends on the bytes alone (rebuilds stay
+/// identical). A rendition without a sound track, or whose sound has no
+/// edit list (nothing of it is presented before 0, so Chromium places it
+/// right already), is left as it is.
 enum AudioDecodeDelay {
   /// How much later the sound's decode timeline starts, in ticks of its
   /// media timescale, which is the sample rate (`mdhd`; 48000 Hz): one
@@ -50,32 +54,6 @@ enum AudioDecodeDelay {
   /// earlier, so its media timeline, priming included, still ends with the
   /// last picture.
   static let ticks: Int64 = 1
-
-  /// Applies the delay to the rendition whose media playlist is at
-  /// `playlist` (its `#EXT-X-MAP` init segment and every listed segment,
-  /// relative to the playlist). A rendition without a sound track, or whose
-  /// sound has no edit list (nothing of it is presented before 0, so
-  /// Chromium places it right already), is left as it is.
-  ///
-  /// - Throws: `MarqueeError` (`encodeFailed`) when a file cannot be read or written, or
-  ///   its boxes are not what the `hls` muxer writes (a fragment of the
-  ///   sound track without `tfdt`, a truncated box, a field that would
-  ///   overflow).
-  static func apply(toRenditionAt playlist: URL) throws {
-    let folder = playlist.deletingLastPathComponent()
-    let media = MediaPlaylist(text: try String(contentsOf: playlist, encoding: .utf8))
-    guard let map = media.mapURI else { throw MarqueeError(.encodeFailed, "\(playlist.lastPathComponent): no init section") }
-    let initURL = folder.appendingPathComponent(map)
-    var initBytes = [UInt8](try Data(contentsOf: initURL))
-    guard let track = try delayEdits(&initBytes, name: map) else { return }
-    try Data(initBytes).write(to: initURL, options: .atomic)
-    for segment in media.segments {
-      let url = folder.appendingPathComponent(segment.uri)
-      var bytes = [UInt8](try Data(contentsOf: url))
-      try delayFragments(&bytes, trackID: track, name: segment.uri)
-      try Data(bytes).write(to: url, options: .atomic)
-    }
-  }
 
   /// Moves the sound track's non-empty edits later by `ticks`.
   ///

@@ -17,8 +17,10 @@ final class TranscodeOutputs {
   let audioEncoder: Encoder?
   let hls: [OutputContainer]
   let mp4: OutputContainer
-  /// What each rendition is, for the master playlist.
-  let renditions: [RenditionOutput]
+  /// What each rendition's encoder is (codecs string, profile, level).
+  private let descriptions: [RenditionDescription]
+  /// What each rendition's HLS muxer writes, learnt as it writes it.
+  private let recorders: [SegmentRecorder]
 
   /// Opens every encoder and writes every muxer's header.
   ///
@@ -38,13 +40,19 @@ final class TranscodeOutputs {
     }
     audioEncoder = try audioChannels.map { try Encoder(audio: AudioEncoderSettings(channels: $0)) }
     var hls: [OutputContainer] = []
-    var renditions: [RenditionOutput] = []
+    var recorders: [SegmentRecorder] = []
+    var descriptions: [RenditionDescription] = []
     for (i, r) in plan.renditions.enumerated() {
-      hls.append(try Self.hlsMuxer(for: r, in: request.outputDirectory, video: videoEncoders[i], audio: audioEncoder))
-      renditions.append(try Self.describe(r, encoder: videoEncoders[i], hasAudio: audioEncoder != nil))
+      let dir = request.outputDirectory.appendingPathComponent(r.name)
+      let recorder = SegmentRecorder(playlistPath: dir.appendingPathComponent(Self.playlistName).path,
+                                     initName: Self.initName)
+      hls.append(try Self.hlsMuxer(in: dir, video: videoEncoders[i], audio: audioEncoder, recorder: recorder))
+      recorders.append(recorder)
+      descriptions.append(try Self.describe(r, encoder: videoEncoders[i], hasAudio: audioEncoder != nil))
     }
     self.hls = hls
-    self.renditions = renditions
+    self.recorders = recorders
+    self.descriptions = descriptions
     mp4 = try OutputContainer(path: request.outputDirectory.appendingPathComponent(Self.mp4Name).path, format: "mp4")
     _ = try mp4.addStream(from: videoEncoders[plan.mp4Rendition])
     if let a = audioEncoder { _ = try mp4.addStream(from: a) }
@@ -52,19 +60,36 @@ final class TranscodeOutputs {
   }
 
   /// Writes every muxer's trailer (the MP4's `moov`, moved to the front).
-  func finish() throws(MediaIOError) {
-    for m in hls { try m.finish() }
+  ///
+  /// - Returns: each rendition as written, with its segments.
+  /// - Throws: `MediaIOError` when a trailer cannot be written, or what a
+  ///   rendition's `SegmentRecorder` found wrong (`MarqueeError`).
+  func finish() throws -> [RenditionOutput] {
+    for m in hls {
+      // A recorder's own error says more than the muxer's status.
+      do { try m.finish() } catch { throw m.files?.failure ?? error }
+    }
     try mp4.finish()
+    return try zip(descriptions, recorders).map { d, recorder in
+      RenditionOutput(plan: d.plan, playlistPath: "\(d.plan.name)/\(Self.playlistName)", codecs: d.codecs,
+                      profile: d.profile, level: d.level, segments: try recorder.segments())
+    }
   }
 
-  /// The rendition's HLS muxer: fMP4 segments in `<name>/`, cut at every
+  /// The media playlist's and init section's file names in a rendition's folder.
+  static let playlistName = "index.m3u8"
+  static let initName = "init.mp4"
+
+  /// The rendition's HLS muxer: fMP4 segments in `dir`, cut at every
   /// keyframe. The muxer cuts at the first keyframe past each multiple of
   /// `hls_time`, and the IDRs `KeyframePlanner` forces are the only
-  /// keyframes, so they alone place the segments.
-  private static func hlsMuxer(for r: RenditionPlan, in folder: URL, video: Encoder, audio: Encoder?) throws -> OutputContainer {
-    let dir = folder.appendingPathComponent(r.name)
+  /// keyframes, so they alone place the segments. Its files pass through
+  /// `recorder` on their way to disk (`MuxerFiles`).
+  private static func hlsMuxer(in dir: URL, video: Encoder, audio: Encoder?,
+                               recorder: SegmentRecorder) throws -> OutputContainer {
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-    let mux = try OutputContainer(path: dir.appendingPathComponent("index.m3u8").path, format: "hls")
+    let files = MuxerFiles { try recorder.take(&$0) }
+    let mux = try OutputContainer(path: dir.appendingPathComponent(playlistName).path, format: "hls", files: files)
     _ = try mux.addStream(from: video)
     if let a = audio { _ = try mux.addStream(from: a) }
     try mux.writeHeader(options: [
@@ -72,7 +97,7 @@ final class TranscodeOutputs {
       ("hls_playlist_type", "vod"),
       ("hls_list_size", "0"),
       ("hls_segment_type", "fmp4"),
-      ("hls_fmp4_init_filename", "init.mp4"),
+      ("hls_fmp4_init_filename", initName),
       ("hls_segment_filename", dir.appendingPathComponent("segment_%05d.m4s").path),
       ("hls_flags", "independent_segments"),
     ] + OutputContainer.startAtZeroOptions(fragmented: true))
@@ -81,13 +106,21 @@ final class TranscodeOutputs {
 
   /// The rendition's RFC 6381 codecs string and H.264 profile and level,
   /// read from the SPS libx264 wrote into the encoder's extradata.
-  private static func describe(_ r: RenditionPlan, encoder: Encoder, hasAudio: Bool) throws(MarqueeError) -> RenditionOutput {
+  private static func describe(_ r: RenditionPlan, encoder: Encoder, hasAudio: Bool) throws(MarqueeError) -> RenditionDescription {
     guard let pl = encoder.h264ProfileAndLevel else {
       throw MarqueeError(.encodeFailed, "the \(r.name) encoder wrote no readable H.264 SPS (no profile and level for CODECS)")
     }
-    return RenditionOutput(
-      plan: r, playlistPath: "\(r.name)/index.m3u8",
+    return RenditionDescription(
+      plan: r,
       codecs: String(format: "avc1.%02X%02X%02X", pl.profile, pl.constraints, pl.level) + (hasAudio ? ",mp4a.40.2" : ""),
       profile: Int(pl.profile), level: Int(pl.level))
+  }
+
+  /// A rendition's encoder, as the master playlist names it.
+  private struct RenditionDescription {
+    var plan: RenditionPlan
+    var codecs: String
+    var profile: Int
+    var level: Int
   }
 }

@@ -15,17 +15,23 @@ final class VideoPath {
   private let plan: VideoPlan
   private let fanOut: RenditionFanOut
   private let audio: AudioPath?
-  private let progress: (@Sendable (Double) -> Void)?
+  private let progress: (@Sendable (TranscodeProgress) -> Void)?
+  private let sourceDuration: Double?
   private var graph: FilterGraph?
   private let filtered: Frame
   /// The output frame duration, 1/frame rate: the encoders' time base.
   private let encoderTimeBase: Rational
+  /// The end of the last picture handed to the renditions, on the output
+  /// timeline (the encoders' time base): the picture count, as the output
+  /// is constant-rate.
+  private(set) var pictureEnd: Timestamp
   /// The dynamic range of the source, from its first picture's tags when
   /// the stream's are missing.
   private(set) var dynamicRange: DynamicRange
 
   init(stream: StreamInfo, decoder: Decoder, plan: VideoPlan, fanOut: RenditionFanOut, audio: AudioPath?,
-       progress: (@Sendable (Double) -> Void)?) throws {
+       sourceDuration: Double?, progress: (@Sendable (TranscodeProgress) -> Void)?) throws {
+    self.sourceDuration = sourceDuration
     self.stream = stream
     self.decoder = decoder
     self.plan = plan
@@ -34,6 +40,7 @@ final class VideoPath {
     self.progress = progress
     filtered = try Frame()
     encoderTimeBase = Rational(plan.frameRate.den, plan.frameRate.num)
+    pictureEnd = Timestamp(ticks: 0, timeBase: encoderTimeBase)
     dynamicRange = DynamicRange(transfer: stream.colorTransfer)
   }
 
@@ -79,8 +86,9 @@ final class VideoPath {
     while try g.pull(filtered) == .produced {
       let n = filtered.pts ?? 0
       try fanOut.push(picture: filtered)
+      pictureEnd.ticks = max(pictureEnd.ticks, n + 1)
       audio?.pictureEnds(at: Timestamp(ticks: n + 1, timeBase: encoderTimeBase))
-      progress?(Double(n + 1) * encoderTimeBase.doubleValue)
+      progress?(TranscodeProgress(encoded: Double(n + 1) * encoderTimeBase.doubleValue, sourceDuration: sourceDuration))
     }
   }
 }
