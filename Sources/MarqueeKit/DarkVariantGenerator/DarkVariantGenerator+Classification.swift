@@ -65,106 +65,28 @@ extension DarkVariantGenerator {
   /// ``classify(_:)`` for the rules.
   func analyze(_ image: RGBAImage) -> Analysis {
     typealias T = ClassifierThresholds
-    let w = image.width
-    let h = image.height
-    let ringX = max(1, Int((Double(w) * T.ringFraction).rounded()))
-    let ringY = max(1, Int((Double(h) * T.ringFraction).rounded()))
-
+    let ring = BorderRing(image: image)
     return image.pixels.withUnsafeBufferPointer { p in
-      // Pass 1: transparency and per-channel histograms of the ring.
-      var histR = [Int](repeating: 0, count: 256)
-      var histG = [Int](repeating: 0, count: 256)
-      var histB = [Int](repeating: 0, count: 256)
-      var ringCount = 0
-      var transparent = 0
-      forEachRingRun(w: w, h: h, ringX: ringX, ringY: ringY) { start, end in
-        var i = start * 4
-        let stop = end * 4
-        while i < stop {
-          ringCount += 1
-          if p[i + 3] < T.opaqueAlpha {
-            transparent += 1
-          } else {
-            histR[Int(p[i])] += 1
-            histG[Int(p[i + 1])] += 1
-            histB[Int(p[i + 2])] += 1
-          }
-          i += 4
-        }
-      }
-      let opaque = ringCount - transparent
-      let ringTransparency = Double(transparent) / Double(max(ringCount, 1))
+      let census = ring.census(p)
+      let opaque = census.count - census.transparent
+      let ringTransparency = Double(census.transparent) / Double(max(census.count, 1))
       if ringTransparency > T.transparentRingFraction || opaque == 0 {
         return Analysis(
           kind: .transparent, ringTransparency: ringTransparency,
           background: RGB8(r: 0, g: 0, b: 0), ringAgreement: 0,
           ringRoughness: 0, backgroundSpread: 0, backgroundCoverage: 0)
       }
-      let bg = RGB8(
-        r: median(histR, count: opaque), g: median(histG, count: opaque),
-        b: median(histB, count: opaque))
-      let (br, bgG, bb) = (Int(bg.r), Int(bg.g), Int(bg.b))
-      let tol = T.backgroundTolerance
-      @inline(__always) func isBackground(_ i: Int) -> Bool {
-        p[i + 3] >= T.opaqueAlpha && abs(Int(p[i]) - br) <= tol
-          && abs(Int(p[i + 1]) - bgG) <= tol && abs(Int(p[i + 2]) - bb) <= tol
-      }
-
-      // Pass 2: agreement with the background and its local roughness.
-      var agreeing = 0
-      var spreadHistogram = [Int](repeating: 0, count: tol + 1)
-      var stepSum = 0
-      var steps = 0
-      forEachRingRun(w: w, h: h, ringX: ringX, ringY: ringY) { start, end in
-        var i = start * 4
-        let stop = end * 4
-        var previousLuma = -1  // luma of the previous pixel if background
-        while i < stop {
-          if isBackground(i) {
-            agreeing += 1
-            let distance = max(
-              abs(Int(p[i]) - br), abs(Int(p[i + 1]) - bgG),
-              abs(Int(p[i + 2]) - bb))
-            spreadHistogram[distance] += 1
-            let y = Luma.integer(p[i], p[i + 1], p[i + 2])
-            if previousLuma >= 0 {
-              stepSum += abs(y - previousLuma)
-              steps += 1
-            }
-            previousLuma = y
-          } else {
-            previousLuma = -1
-          }
-          i += 4
-        }
-      }
-      let agreement = Double(agreeing) / Double(opaque)
-      let roughness = steps > 0 ? Double(stepSum) / Double(steps) : 0
-      var spread = 0
-      var below = 0
-      while spread < tol {
-        below += spreadHistogram[spread]
-        if below * 10 >= agreeing * 9 { break }
-        spread += 1
-      }
+      let backdrop = BackdropColour(colour: census.median(opaque: opaque))
+      let fit = ring.agreement(p, with: backdrop)
       var analysis = Analysis(
         kind: .photograph, ringTransparency: ringTransparency,
-        background: bg, ringAgreement: agreement, ringRoughness: roughness,
-        backgroundSpread: spread, backgroundCoverage: 0)
-      guard bg.luma > T.lightBackgroundLuma,
-        agreement >= T.minRingAgreement,
-        roughness <= T.maxRingRoughness
+        background: backdrop.colour, ringAgreement: Double(fit.agreeing) / Double(opaque),
+        ringRoughness: fit.roughness, backgroundSpread: fit.spread, backgroundCoverage: 0)
+      guard backdrop.colour.luma > T.lightBackgroundLuma,
+        analysis.ringAgreement >= T.minRingAgreement,
+        analysis.ringRoughness <= T.maxRingRoughness
       else { return analysis }
-
-      // Pass 3: how much of the image is backdrop.
-      var covered = 0
-      var i = 0
-      let end = p.count
-      while i < end {
-        if isBackground(i) { covered += 1 }
-        i += 4
-      }
-      analysis.backgroundCoverage = Double(covered) / Double(w * h)
+      analysis.backgroundCoverage = backdrop.coverage(p, pixels: image.width * image.height)
       if analysis.backgroundCoverage >= T.minBackgroundCoverage {
         analysis.kind = .lightBackground
       }
@@ -173,7 +95,125 @@ extension DarkVariantGenerator {
   }
 }
 
-// MARK: - Helpers
+/// The border ring the classifier reads (`ClassifierThresholds.ringFraction`
+/// of each side, at least one pixel), pass by pass over RGBA bytes.
+private struct BorderRing {
+  typealias T = DarkVariantGenerator.ClassifierThresholds
+  let width: Int
+  let height: Int
+  let ringX: Int
+  let ringY: Int
+
+  init(image: RGBAImage) {
+    width = image.width
+    height = image.height
+    ringX = max(1, Int((Double(width) * T.ringFraction).rounded()))
+    ringY = max(1, Int((Double(height) * T.ringFraction).rounded()))
+  }
+
+  /// Pass 1: how many ring pixels, how many transparent, and per-channel
+  /// histograms of the opaque ones.
+  struct Census {
+    var count = 0
+    var transparent = 0
+    var red = [Int](repeating: 0, count: 256)
+    var green = [Int](repeating: 0, count: 256)
+    var blue = [Int](repeating: 0, count: 256)
+
+    /// The per-channel median of the `opaque` opaque pixels.
+    func median(opaque: Int) -> DarkVariantGenerator.RGB8 {
+      .init(r: histogramMedian(red, count: opaque), g: histogramMedian(green, count: opaque),
+            b: histogramMedian(blue, count: opaque))
+    }
+  }
+
+  func census(_ p: UnsafeBufferPointer<UInt8>) -> Census {
+    var c = Census()
+    forEachRingRun(w: width, h: height, ringX: ringX, ringY: ringY) { start, end in
+      var i = start * 4
+      let stop = end * 4
+      while i < stop {
+        c.count += 1
+        if p[i + 3] < T.opaqueAlpha {
+          c.transparent += 1
+        } else {
+          c.red[Int(p[i])] += 1
+          c.green[Int(p[i + 1])] += 1
+          c.blue[Int(p[i + 2])] += 1
+        }
+        i += 4
+      }
+    }
+    return c
+  }
+
+  /// Pass 2: how many ring pixels are backdrop, the mean luma step between
+  /// horizontally neighbouring backdrop pixels, and the 90th percentile of
+  /// their distance to the backdrop colour.
+  func agreement(_ p: UnsafeBufferPointer<UInt8>, with backdrop: BackdropColour)
+    -> (agreeing: Int, roughness: Double, spread: Int)
+  {
+    let tol = T.backgroundTolerance
+    var agreeing = 0
+    var spreadHistogram = [Int](repeating: 0, count: tol + 1)
+    var stepSum = 0
+    var steps = 0
+    forEachRingRun(w: width, h: height, ringX: ringX, ringY: ringY) { start, end in
+      var i = start * 4
+      let stop = end * 4
+      var previousLuma = -1  // luma of the previous pixel if backdrop
+      while i < stop {
+        if let distance = backdrop.distance(p, i) {
+          agreeing += 1
+          spreadHistogram[distance] += 1
+          let y = DarkVariantGenerator.Luma.integer(p[i], p[i + 1], p[i + 2])
+          if previousLuma >= 0 {
+            stepSum += abs(y - previousLuma)
+            steps += 1
+          }
+          previousLuma = y
+        } else {
+          previousLuma = -1
+        }
+        i += 4
+      }
+    }
+    var spread = 0
+    var below = 0
+    while spread < tol {
+      below += spreadHistogram[spread]
+      if below * 10 >= agreeing * 9 { break }
+      spread += 1
+    }
+    return (agreeing, steps > 0 ? Double(stepSum) / Double(steps) : 0, spread)
+  }
+}
+
+/// The ring's median colour, and which pixels match it: opaque and within
+/// `ClassifierThresholds.backgroundTolerance` on every channel.
+private struct BackdropColour {
+  typealias T = DarkVariantGenerator.ClassifierThresholds
+  let colour: DarkVariantGenerator.RGB8
+
+  /// The largest channel distance of the pixel at byte `i` to the colour,
+  /// or nil when it is not backdrop.
+  @inline(__always) func distance(_ p: UnsafeBufferPointer<UInt8>, _ i: Int) -> Int? {
+    guard p[i + 3] >= T.opaqueAlpha else { return nil }
+    let d = max(abs(Int(p[i]) - Int(colour.r)), abs(Int(p[i + 1]) - Int(colour.g)), abs(Int(p[i + 2]) - Int(colour.b)))
+    return d <= T.backgroundTolerance ? d : nil
+  }
+
+  /// Pass 3: the fraction of all `pixels` that are backdrop.
+  func coverage(_ p: UnsafeBufferPointer<UInt8>, pixels: Int) -> Double {
+    var covered = 0
+    var i = 0
+    while i < p.count {
+      if distance(p, i) != nil { covered += 1 }
+      i += 4
+    }
+    return Double(covered) / Double(pixels)
+  }
+}
 
 /// Calls `body` with each horizontal run of ring pixels as a half-open range
 /// of pixel indices `start..<end`, row by row, each pixel exactly once.
@@ -196,7 +236,7 @@ private func forEachRingRun(
 }
 
 /// The lower median of values counted in a 256-bin histogram.
-private func median(_ histogram: [Int], count: Int) -> UInt8 {
+private func histogramMedian(_ histogram: [Int], count: Int) -> UInt8 {
   let half = (count + 1) / 2
   var seen = 0
   for (value, n) in histogram.enumerated() {

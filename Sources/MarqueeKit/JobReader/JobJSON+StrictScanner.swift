@@ -178,11 +178,16 @@ struct JobJSONStrictScanner {
           {
             position += 2
             let low = try hex4()
-            let combined = 0x10000 + ((unit - 0xD800) << 10) + (low &- 0xDC00)
-            if (0xDC00..<0xE000).contains(low), let scalar = Unicode.Scalar(combined) {
+            if (0xDC00..<0xE000).contains(low),
+              let scalar = Unicode.Scalar(0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00))
+            {
               scalars.append(scalar)
             } else {
+              // An unpaired high surrogate is U+FFFD; the escape after it
+              // is a character of its own (FuzzJobReader found the sum of a
+              // non-low unit trapping on overflow: a crash on a job file).
               scalars.append("\u{FFFD}")
+              scalars.append(Unicode.Scalar(low) ?? "\u{FFFD}")
             }
           } else {
             scalars.append(Unicode.Scalar(unit) ?? "\u{FFFD}")

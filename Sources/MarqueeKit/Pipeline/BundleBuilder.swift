@@ -323,10 +323,19 @@ struct BuildRun: Sendable {
       ItemState(index: i, spec: spec, outcome: ItemOutcome(id: spec.id, kind: spec.kind, status: .skipped), record: nil)
     }
     let selected = specs.indices.filter { shard?.contains(itemIndex: $0) ?? true }
+    let fingerprints = await fingerprint(selected)
+    let plan = reuseOrPlan(selected, fingerprints: fingerprints, states: &states)
+    await build(plan, states: &states)
+    for i in selected { describeRecord(of: &states[i]) }
+    return states
+  }
+
+  /// The fingerprints of items `selected` (indices into the job's banners),
+  /// on worker threads.
+  private func fingerprint(_ selected: [Int]) async -> [Fingerprinting] {
+    let specs = job.banners
     let settings = job.settings
     let store = self.store
-
-    // Fingerprints.
     let hashStart = Date()
     let fingerprints = await Self.boundedMap(selected, limit: options.jobs, budget: budget) { i -> Fingerprinting in
       let spec = specs[i]
@@ -346,12 +355,23 @@ struct BuildRun: Sendable {
       }
     }
     emit(.debug, .hash, .finished, duration: Date().timeIntervalSince(hashStart), message: "\(selected.count) item(s) fingerprinted")
+    return fingerprints
+  }
 
-    // Reuse what the store has; group the rest by fingerprint.
-    var toBuild: [String: [Int]] = [:]
-    var buildOrder: [String] = []
+  /// The fingerprints to build, each once, in job order, with the items
+  /// that share it.
+  struct BuildPlan {
+    var order: [String] = []
+    var items: [String: [Int]] = [:]
+  }
+
+  /// Reuses what the store has intact (the state says `.reused`), fails
+  /// what cannot be fingerprinted (or, in `merge`, is not stored), and
+  /// plans the rest, grouped by fingerprint.
+  private func reuseOrPlan(_ selected: [Int], fingerprints: [Fingerprinting], states: inout [ItemState]) -> BuildPlan {
+    var plan = BuildPlan()
     for (n, i) in selected.enumerated() {
-      let spec = specs[i]
+      let spec = job.banners[i]
       switch fingerprints[n] {
       case .failed(let failure):
         states[i].fail(failure)
@@ -359,18 +379,7 @@ struct BuildRun: Sendable {
       case .done(let fp):
         states[i].outcome.fingerprint = fp.hash
         states[i].outcome.folder = Self.bundleFolder(spec, fp.hash)
-        if let record = store.record(fp.hash), !(options.forceRebuild && options.mode != .merge) {
-          if store.isIntact(record) {
-            store.touch(fp.hash)
-            states[i].record = record
-            states[i].outcome.status = .reused
-            emit(item: spec.id, .encode, .reused, duration: 0,
-                 message: "unchanged (\(fp.shortHash)); nothing encoded", fields: ["folder": states[i].outcome.folder ?? ""])
-            continue
-          }
-          emit(.warning, item: spec.id, .store, .warning, message: "store object \(fp.shortHash) is damaged; building it again")
-          store.discard(fp.hash)
-        }
+        if reuse(fp, for: &states[i]) { continue }
         if options.mode == .merge {
           states[i].fail(ItemFailure(
             id: spec.id, source: spec.sourceText,
@@ -379,20 +388,43 @@ struct BuildRun: Sendable {
                fields: ["source": spec.sourceText])
           continue
         }
-        if toBuild[fp.hash] == nil { buildOrder.append(fp.hash) }
-        toBuild[fp.hash, default: []].append(i)
+        if plan.items[fp.hash] == nil { plan.order.append(fp.hash) }
+        plan.items[fp.hash, default: []].append(i)
       }
     }
+    return plan
+  }
 
-    // Build each missing fingerprint once.
-    let work = buildOrder.compactMap { hash in toBuild[hash]?.first.map { (hash, $0) } }
+  /// Takes the stored object of `fp` for the item when it is there and
+  /// intact (and no rebuild is asked for); a damaged one is discarded.
+  /// - Returns: whether the item is reused.
+  private func reuse(_ fp: ItemFingerprint, for state: inout ItemState) -> Bool {
+    guard let record = store.record(fp.hash), !(options.forceRebuild && options.mode != .merge) else { return false }
+    guard store.isIntact(record) else {
+      emit(.warning, item: state.spec.id, .store, .warning, message: "store object \(fp.shortHash) is damaged; building it again")
+      store.discard(fp.hash)
+      return false
+    }
+    store.touch(fp.hash)
+    state.record = record
+    state.outcome.status = .reused
+    emit(item: state.spec.id, .encode, .reused, duration: 0,
+         message: "unchanged (\(fp.shortHash)); nothing encoded", fields: ["folder": state.outcome.folder ?? ""])
+    return true
+  }
+
+  /// Builds each planned fingerprint once, on worker threads, and gives
+  /// every item that shares it the result.
+  private func build(_ plan: BuildPlan, states: inout [ItemState]) async {
+    let specs = job.banners
+    let work = plan.order.compactMap { hash in plan.items[hash]?.first.map { (hash, $0) } }
     let monitorTask = startProgressReporting()
     let results = await Self.boundedMap(work, limit: options.jobs, budget: budget) { (hash, i) in
       self.buildObject(spec: specs[i], hash: hash)
     }
     monitorTask?.cancel()
     for (k, (hash, _)) in work.enumerated() {
-      for i in toBuild[hash] ?? [] {
+      for i in plan.items[hash] ?? [] {
         states[i].outcome.seconds = results[k].seconds
         if let record = results[k].record {
           states[i].record = record
@@ -403,19 +435,20 @@ struct BuildRun: Sendable {
         }
       }
     }
-    for i in selected {
-      guard let record = states[i].record else { continue }
-      states[i].outcome.summary = record.summary
-      states[i].outcome.warnings = record.warnings
-      states[i].outcome.fileCount = record.files.count
-      states[i].outcome.byteCount = record.totalBytes
-      if let folder = states[i].outcome.folder {
-        do { states[i].outcome.entry = try record.entry(for: states[i].spec, folder: folder) } catch {
-          states[i].fail(ItemFailure(id: states[i].spec.id, source: states[i].spec.sourceText, reason: error.description))
-        }
-      }
+  }
+
+  /// Fills the outcome from the item's stored record: summary, warnings,
+  /// sizes and its banners.json entry.
+  private func describeRecord(of state: inout ItemState) {
+    guard let record = state.record else { return }
+    state.outcome.summary = record.summary
+    state.outcome.warnings = record.warnings
+    state.outcome.fileCount = record.files.count
+    state.outcome.byteCount = record.totalBytes
+    guard let folder = state.outcome.folder else { return }
+    do { state.outcome.entry = try record.entry(for: state.spec, folder: folder) } catch {
+      state.fail(ItemFailure(id: state.spec.id, source: state.spec.sourceText, reason: error.description))
     }
-    return states
   }
 
   /// The bundle folder of an item's outputs: readable, and naming its

@@ -448,4 +448,15 @@ struct JobErrorCase: Sendable, CustomTestStringConvertible {
   func strictScannerStopsOnWhatItDoesNotUnderstand(_ json: String) {
     #expect(JobJSONStrictScanner.firstProblem(in: Data(json.utf8)) == nil)
   }
+
+  /// Found by FuzzJobReader in a long run: a high surrogate followed by an
+  /// escape that is not a low one (`\ud800\u0041`) trapped on arithmetic
+  /// overflow, so a job file could crash `marquee`. Each unit now stands on
+  /// its own: U+FFFD, then the character.
+  @Test func strictScannerTakesUnpairedSurrogates() {
+    func first(_ json: String) -> String? { JobJSONStrictScanner.firstDuplicate(in: Data(json.utf8))?.path }
+    #expect(first("{\"\\ud800\\u0041\": 1, \"\u{FFFD}A\": 2}") == "[\"\u{FFFD}A\"]")
+    #expect(first(#"{"\udbff\ua111x": 1, "\ud800\udc00": 2}"#) == nil)
+    #expect(first(#"{"\ud83d\ude00": 1, "\ud83d\ude00": 2}"#) == #"["😀"]"#)
+  }
 }
