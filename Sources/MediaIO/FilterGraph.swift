@@ -54,12 +54,7 @@ public final class FilterGraph {
       default: throw .failure("avfilter_graph_create_filter", description, "input \(i) is not a source")
       }
       sources.insert(ctx, at: 0)
-      guard let io = avfilter_inout_alloc() else { throw .failure("avfilter_inout_alloc", description, "out of memory") }
-      io.pointee.name = av_strdup("in\(i)")
-      io.pointee.filter_ctx = ctx
-      io.pointee.pad_idx = 0
-      io.pointee.next = outList
-      outList = io
+      outList = try Self.link("in\(i)", ctx, before: outList, description)
     }
     // Sink frame sizes can only be set once the sink's input link exists.
     var frameSizes: [(UnsafeMutablePointer<AVFilterContext>, Int)] = []
@@ -73,12 +68,7 @@ public final class FilterGraph {
       default: throw .failure("avfilter_graph_create_filter", description, "output \(i) is not a sink")
       }
       sinks.insert(ctx, at: 0)
-      guard let io = avfilter_inout_alloc() else { throw .failure("avfilter_inout_alloc", description, "out of memory") }
-      io.pointee.name = av_strdup("out\(i)")
-      io.pointee.filter_ctx = ctx
-      io.pointee.pad_idx = 0
-      io.pointee.next = inList
-      inList = io
+      inList = try Self.link("out\(i)", ctx, before: inList, description)
     }
     try check(avfilter_graph_parse_ptr(g, description, &inList, &outList, nil), "avfilter_graph_parse_ptr", description)
     try check(avfilter_graph_config(g, nil), "avfilter_graph_config", description)
@@ -88,6 +78,20 @@ public final class FilterGraph {
   deinit {
     var g: UnsafeMutablePointer<AVFilterGraph>? = graph
     avfilter_graph_free(&g)
+  }
+
+  /// A new `AVFilterInOut` naming pad 0 of `ctx` as `name`, in front of
+  /// `next` (the lists `avfilter_graph_parse_ptr` links the graph's labels to).
+  private static func link(_ name: String, _ ctx: UnsafeMutablePointer<AVFilterContext>,
+                           before next: UnsafeMutablePointer<AVFilterInOut>?, _ description: String)
+    throws(MediaIOError) -> UnsafeMutablePointer<AVFilterInOut>
+  {
+    guard let io = avfilter_inout_alloc() else { throw .failure("avfilter_inout_alloc", description, "out of memory") }
+    io.pointee.name = av_strdup(name)
+    io.pointee.filter_ctx = ctx
+    io.pointee.pad_idx = 0
+    io.pointee.next = next
+    return io
   }
 
   private static func create(_ g: UnsafeMutablePointer<AVFilterGraph>, _ filter: String, _ name: String,

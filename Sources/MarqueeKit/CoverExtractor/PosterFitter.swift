@@ -59,7 +59,7 @@ public struct PosterFitter: Sendable {
     let cut = decoded.image.cropped(x: crop.x, y: crop.y, width: crop.width, height: crop.height)
     var fitted = try ImageResampler.resize(cut, width: width, height: height)
     if fitted.hasTransparency {
-      fitted = DarkVariantGenerator().flattened(fitted, onto: DarkSurface(r: background.r, g: background.g, b: background.b))
+      fitted = DarkVariantGenerator().flattened(fitted, onto: background)
     }
     return (fitted, decoded.warnings)
   }

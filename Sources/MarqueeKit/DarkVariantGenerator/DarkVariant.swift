@@ -5,35 +5,9 @@
 /// This is the dark-mode surface of the carousel slot: light backgrounds are
 /// recoloured to it, and ``DarkVariantGenerator/flattened(_:onto:)`` composites
 /// transparent images onto it for JPEG output. Components are sRGB-encoded,
-/// 0...255.
-///
-/// The job reader has its own colour type; the pipeline maps between the two so
-/// this stage does not depend on the job format.
-public struct DarkSurface: Sendable, Equatable, Hashable {
-  /// Red, sRGB-encoded.
-  public var r: UInt8
-  /// Green, sRGB-encoded.
-  public var g: UInt8
-  /// Blue, sRGB-encoded.
-  public var b: UInt8
-
-  /// Creates a surface colour from sRGB-encoded components.
-  ///
-  /// - Parameters:
-  ///   - r: Red, 0...255.
-  ///   - g: Green, 0...255.
-  ///   - b: Blue, 0...255.
-  public init(r: UInt8, g: UInt8, b: UInt8) {
-    self.r = r
-    self.g = g
-    self.b = b
-  }
-
-  /// `#1C1C1E`, the grey UIKit uses for `secondarySystemBackground` (and
-  /// elevated `systemBackground`) in dark mode: the colour carousel cards
-  /// usually sit on.
-  public static let standard = DarkSurface(r: 0x1C, g: 0x1C, b: 0x1E)
-}
+/// 0...255; `.standard` is `#1C1C1E`. The job's `dark_surface` and
+/// `background` are the same type.
+public typealias DarkSurface = RGBColor
 
 // MARK: - Classification
 

@@ -120,8 +120,8 @@ public struct DarkVariantGenerator: Sendable {
       output = darkenTransparent(image)
     }
     let surfaces = PictureLook.Surfaces(
-      light: RGBColor(r: options.lightSurface.r, g: options.lightSurface.g, b: options.lightSurface.b),
-      dark: RGBColor(r: options.surface.r, g: options.surface.g, b: options.surface.b))
+      light: options.lightSurface,
+      dark: options.surface)
     let shownLight = PictureLook.shownMeanLuma(image, on: surfaces.light)
     var passes = 0
     while passes < 4,

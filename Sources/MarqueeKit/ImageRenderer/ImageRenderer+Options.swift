@@ -34,7 +34,7 @@ extension ImageRenderer {
       webpQuality: Int = 80,
       jpegQuality: Int = 85,
       background: RGBColor = RGBColor(r: 0xFF, g: 0xFF, b: 0xFF),
-      darkSurface: RGBColor = RGBColor(r: 0x1C, g: 0x1C, b: 0x1E),
+      darkSurface: RGBColor = .standard,
       limits: InputLimits = InputLimits(),
       maxAnimationFrames: Int = 20,
       maxAnimationBytes: Int = 10 << 20,

@@ -134,14 +134,14 @@ public struct ImageRenderer: Sendable {
 
   var darkGenerator: DarkVariantGenerator {
     let s = options.darkSurface, l = options.background
-    return DarkVariantGenerator(options: .init(surface: DarkSurface(r: s.r, g: s.g, b: s.b),
-                                               lightSurface: DarkSurface(r: l.r, g: l.g, b: l.b)))
+    return DarkVariantGenerator(options: .init(surface: s,
+                                               lightSurface: l))
   }
 
   /// Composites onto an opaque colour for JPEG (a no-op copy when opaque).
   func flatten(_ image: RGBAImage, onto colour: RGBColor) -> RGBAImage {
     guard image.hasTransparency else { return image }
-    return darkGenerator.flattened(image, onto: DarkSurface(r: colour.r, g: colour.g, b: colour.b))
+    return darkGenerator.flattened(image, onto: colour)
   }
 
   /// Bundle-relative names of one rung's files.

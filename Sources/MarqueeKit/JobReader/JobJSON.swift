@@ -78,29 +78,7 @@ enum JobJSON {
   /// A string in double quotes with `"`, `\` and control characters escaped,
   /// for messages that show what the user wrote.
   static func quoted(_ text: String, limit: Int = 80) -> String {
-    var out = "\""
-    var count = 0
-    for scalar in text.unicodeScalars {
-      if count == limit {
-        out += "…"
-        break
-      }
-      count += 1
-      switch scalar {
-      case "\"": out += "\\\""
-      case "\\": out += "\\\\"
-      case "\n": out += "\\n"
-      case "\t": out += "\\t"
-      case "\r": out += "\\r"
-      default:
-        if scalar.value < 0x20 || scalar.value == 0x7F {
-          out += "\\u{\(String(scalar.value, radix: 16))}"
-        } else {
-          out.unicodeScalars.append(scalar)
-        }
-      }
-    }
-    return out + "\""
+    TextEscaping.printable(text, quoted: true, limit: limit)
   }
 
   /// A short rendering of a JSON value for messages: strings quoted, numbers

@@ -56,25 +56,12 @@ public enum LogLine {
     return text
   }
 
-  /// A JSON string literal (RFC 8259 escaping; non-ASCII kept as UTF-8).
+  /// A JSON string literal (RFC 8259 escaping; non-ASCII kept as UTF-8;
+  /// `TextEscaping.appendJSON`).
   public static func quoted(_ s: String) -> String {
-    var out = "\""
-    for scalar in s.unicodeScalars {
-      switch scalar {
-      case "\"": out += "\\\""
-      case "\\": out += "\\\\"
-      case "\n": out += "\\n"
-      case "\r": out += "\\r"
-      case "\t": out += "\\t"
-      default:
-        if scalar.value < 0x20 || scalar.value == 0x7F {
-          out += String(format: "\\u%04x", scalar.value)
-        } else {
-          out.unicodeScalars.append(scalar)
-        }
-      }
-    }
-    return out + "\""
+    var out = ""
+    TextEscaping.appendJSON(s, to: &out)
+    return out
   }
 
   // MARK: - Plain lines
@@ -105,28 +92,7 @@ public enum LogLine {
   /// escaped, backslashes are doubled too, so the line reads back
   /// unambiguously.
   public static func printable(_ text: String) -> String {
-    guard text.unicodeScalars.contains(where: needsEscape) else { return text }
-    var out = ""
-    for scalar in text.unicodeScalars {
-      switch scalar {
-      case "\\": out += "\\\\"
-      case "\n": out += "\\n"
-      case "\r": out += "\\r"
-      case "\t": out += "\\t"
-      default:
-        if needsEscape(scalar) {
-          out += "\\u{\(String(scalar.value, radix: 16))}"
-        } else {
-          out.unicodeScalars.append(scalar)
-        }
-      }
-    }
-    return out
-  }
-
-  private static func needsEscape(_ s: Unicode.Scalar) -> Bool {
-    s.value < 0x20 || (0x7F...0x9F).contains(s.value) || (0x202A...0x202E).contains(s.value)
-      || (0x2066...0x2069).contains(s.value)
+    TextEscaping.printable(text)
   }
 
   /// `0.42 s`, `3.2 s`, `1 min 05 s`.

@@ -27,8 +27,8 @@ struct BannerItemBuilder: Sendable {
 
   var darkVariants: DarkVariantGenerator {
     let s = settings.darkSurface, l = settings.background
-    return DarkVariantGenerator(options: .init(surface: DarkSurface(r: s.r, g: s.g, b: s.b),
-                                               lightSurface: DarkSurface(r: l.r, g: l.g, b: l.b)))
+    return DarkVariantGenerator(options: .init(surface: s,
+                                               lightSurface: l))
   }
 
   /// The folder the stages write an item into, relative to `staging`.

@@ -65,6 +65,20 @@ struct VideoStart {
   var decoded: StreamProbe.DecodeCount? = nil
 }
 
+extension VideoStart {
+  /// What the first decoded picture `frame` of stream `video` shows, with
+  /// the container's audio stream and duration.
+  init(first frame: Frame, of video: StreamInfo, audio: StreamInfo?, in input: InputContainer, firstPacketIsKeyframe: Bool) {
+    self.init(
+      codec: video.codecName, width: frame.width, height: frame.height, pixelFormat: frame.pixelFormatName,
+      firstPacketIsKeyframe: firstPacketIsKeyframe, firstFrameIsKeyframe: frame.isKeyframe,
+      pictureType: frame.pictureTypeLetter, sampleAspectRatio: video.sampleAspectRatio,
+      orientationIsIdentity: video.orientation == .identity, isInterlaced: frame.isInterlaced,
+      colorSpace: video.colorSpace, colorTransfer: video.colorTransfer, audioCodec: audio?.codecName,
+      audioSampleRate: audio?.sampleRate, duration: input.duration)
+  }
+}
+
 enum StreamProbe {
   /// Opens `url` (an MP4, or an fMP4 init section + one segment) and
   /// decodes its first video picture; with `everyPicture`, every picture
@@ -89,13 +103,7 @@ enum StreamProbe {
     while true {
       switch try decoder.receive(frame) {
       case .produced:
-        return VideoStart(
-          codec: video.codecName, width: frame.width, height: frame.height, pixelFormat: frame.pixelFormatName,
-          firstPacketIsKeyframe: firstPacketIsKey ?? false, firstFrameIsKeyframe: frame.isKeyframe,
-          pictureType: frame.pictureTypeLetter, sampleAspectRatio: video.sampleAspectRatio,
-          orientationIsIdentity: video.orientation == .identity, isInterlaced: frame.isInterlaced,
-          colorSpace: video.colorSpace, colorTransfer: video.colorTransfer, audioCodec: audio?.codecName,
-          audioSampleRate: audio?.sampleRate, duration: input.duration)
+        return VideoStart(first: frame, of: video, audio: audio, in: input, firstPacketIsKeyframe: firstPacketIsKey ?? false)
       case .endOfStream:
         throw MarqueeError.probe("no picture decodes")
       case .needsInput:
@@ -182,13 +190,8 @@ enum StreamProbe {
           count.pictures += 1
           if frame.isCorrupt { throw MarqueeError.probe("picture \(count.pictures) is damaged (the decoder concealed errors in it)") }
           if start == nil {
-            start = VideoStart(
-              codec: video.codecName, width: frame.width, height: frame.height, pixelFormat: frame.pixelFormatName,
-              firstPacketIsKeyframe: firstPacketIsKey ?? false, firstFrameIsKeyframe: frame.isKeyframe,
-              pictureType: frame.pictureTypeLetter, sampleAspectRatio: video.sampleAspectRatio,
-              orientationIsIdentity: video.orientation == .identity, isInterlaced: frame.isInterlaced,
-              colorSpace: video.colorSpace, colorTransfer: video.colorTransfer, audioCodec: audio?.codecName,
-              audioSampleRate: audio?.sampleRate, duration: input.duration)
+            start = VideoStart(first: frame, of: video, audio: audio, in: input,
+                               firstPacketIsKeyframe: firstPacketIsKey ?? false)
           }
           if let t = frame.bestEffortTimestamp ?? frame.pts { times.append(Double(t) * timeBase) }
         } else {
