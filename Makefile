@@ -89,6 +89,8 @@ clean:
 # into .build-fuzz/seeds, findings kept in .build-fuzz/findings/<target>/;
 # a crash, leak or timeout fails the run.
 FUZZ_SECONDS ?= 300
+# FUZZ_RUNS=N: stop each target after N inputs (FUZZ_SECONDS still caps it).
+FUZZ_RUNS ?=
 FUZZ_TARGETS := FuzzJobReader FuzzImageHeaders FuzzPlaylists FuzzManifest
 FUZZ_BUILD := .build-fuzz
 
@@ -110,7 +112,7 @@ fuzz: fuzz-build
 	  case $$t in FuzzImageHeaders) len=65536;; FuzzManifest) len=8192;; *) len=4096;; esac; \
 	  SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=1 \
 	  $(FUZZ_BUILD)/$(FUZZ_CONFIG)/$$t $(FUZZ_BUILD)/corpus/$$t $(FUZZ_BUILD)/seeds/$$t \
-	    -max_total_time=$(FUZZ_SECONDS) -max_len=$$len -timeout=20 -rss_limit_mb=3072 \
+	    -max_total_time=$(FUZZ_SECONDS) $(if $(FUZZ_RUNS),-runs=$(FUZZ_RUNS)) -max_len=$$len -timeout=20 -rss_limit_mb=3072 \
 	    -artifact_prefix=$(FUZZ_BUILD)/findings/$$t/ -print_final_stats=1 \
 	    >$(FUZZ_BUILD)/findings/$$t/log.txt 2>&1 || status=1; \
 	  grep -E '^(stat::number_of_executed_units|stat::average_exec_per_sec|stat::peak_rss_mb):' $(FUZZ_BUILD)/findings/$$t/log.txt \
