@@ -34,13 +34,12 @@ public struct CoverExtractor: Sendable {
   ///
   /// - Parameters:
   ///   - picture: the cover, RGBA sRGB, opaque.
-  ///   - bundleRoot: the staging bundle folder.
-  ///   - directory: the item's folder relative to `bundleRoot`, e.g. `videos/spring`.
+  ///   - itemFolder: the item's folder, e.g. `<staging>/videos/spring`.
+  /// - Returns: the files, with paths relative to `itemFolder`.
   /// - Throws: `MediaIOError` from the encoders, or a file-system error.
-  public func write(_ picture: RGBAImage, bundleRoot: URL, directory: String) throws -> CoverFiles {
+  public func write(_ picture: RGBAImage, into itemFolder: URL) throws -> CoverFiles {
     let dark = darkVariants.makeDarkVariant(of: picture)
-    let files = CoverFiles(webp: "\(directory)/cover.webp", jpeg: "\(directory)/cover.jpg",
-                           darkWebP: "\(directory)/cover.dark.webp", darkJPEG: "\(directory)/cover.dark.jpg",
+    let files = CoverFiles(webp: "cover.webp", jpeg: "cover.jpg", darkWebP: "cover.dark.webp", darkJPEG: "cover.dark.jpg",
                            width: picture.width, height: picture.height, darkKind: dark.kind)
     let writes: [(String, Data)] = [
       (files.webp, try WebPEncoder.encode(picture, quality: webpQuality)),
@@ -49,7 +48,7 @@ public struct CoverExtractor: Sendable {
       (files.darkJPEG, try JPEGEncoder.encode(darkVariants.flattened(dark.image), quality: jpegQuality)),
     ]
     for (path, data) in writes {
-      try data.write(to: bundleRoot.appendingPathComponent(path), options: .atomic)
+      try data.write(to: itemFolder.appendingPathComponent(path), options: .atomic)
     }
     return files
   }

@@ -43,13 +43,14 @@ public struct CoverStage: Sendable {
   ///   - frame: the frame `frameSink(for:)` chose (`nil` for a poster).
   ///   - width, height: the video's output size in pixels (the top
   ///     rendition); the cover gets exactly this size.
-  ///   - bundleRoot, folder: where to write, as `CoverExtractor.write`.
+  ///   - itemFolder: where to write, as `CoverExtractor.write`; the
+  ///     files' paths are relative to it.
   /// - Throws: `MarqueeError.noCover` when no frame is lit, the pinned frame or the
   ///   poster is black, or the poster cannot be read (the error's `source`
   ///   is then the poster); `MediaIOError` or a file-system error when
   ///   writing.
   public func run(policy: CoverPolicy, frame: Result<CoverPicture, MarqueeError>?, width: Int, height: Int,
-                  bundleRoot: URL, folder: String) throws -> Output {
+                  itemFolder: URL) throws -> Output {
     var warnings: [String] = []
     let picture: RGBAImage
     let time: Double?
@@ -90,7 +91,7 @@ public struct CoverStage: Sendable {
     }
     let files = try CoverExtractor(webpQuality: settings.webpQuality, jpegQuality: settings.jpegQuality,
                                    darkVariants: darkVariants)
-      .write(picture, bundleRoot: bundleRoot, directory: folder)
+      .write(picture, into: itemFolder)
     return Output(files: files, time: time, warnings: warnings, origin: origin)
   }
 }

@@ -9,7 +9,7 @@ extension ImageRenderer {
   /// the same size; decode only up to the last kept frame, shrinking each
   /// kept canvas to the largest fitted size straight away (so memory stays
   /// at ≈ the output's); then per rung resize, darken, encode.
-  func produceAnimation(_ source: ImageSource, folder: String) throws(MarqueeError) -> ([(String, Data)], RenderedImageSet) {
+  func produceAnimation(_ source: ImageSource) throws(MarqueeError) -> ([(String, Data)], RenderedImageSet) {
     let file = source.name
     let header = source.header
     var warnings = header.warnings
@@ -77,7 +77,7 @@ extension ImageRenderer {
         }
       }
       let darkFrames = darkAnimation(rungFrames, kind: firstKind)
-      let names = paths(folder: folder, width: size.width)
+      let names = paths(width: size.width)
       do {
         files.append((names.webp, try AnimatedWebPEncoder.encode(frames: rungFrames, durations: durations,
                                                                   loopCount: loopCount, quality: options.webpQuality)))

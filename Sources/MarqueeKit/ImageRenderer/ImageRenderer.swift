@@ -48,23 +48,24 @@ public struct ImageRenderer: Sendable {
   ///   - source: a local image file.
   ///   - id: the banner id, used as a folder name (one path segment).
   ///   - bundleRoot: the bundle folder.
-  /// - Returns: what was written, with paths relative to `bundleRoot`.
+  /// - Returns: what was written; its paths are relative to its `folder`,
+  ///   `images/<id>`.
   /// - Throws: `MarqueeError` naming the file and the reason; nothing
   ///   is left behind under `images/<id>/` on failure.
   public func render(source: URL, id: String, bundleRoot: URL) throws(MarqueeError) -> RenderedImageSet {
     let file = source.lastPathComponent
     try validate(id: id, file: file)
-    let (files, set) = try produce(source: source, folder: "images/\(id)")
-    try write(files, folder: "images/\(id)", bundleRoot: bundleRoot, file: file)
+    var (files, set) = try produce(source: source)
+    set.folder = "images/\(id)"
+    try write(files, folder: set.folder, bundleRoot: bundleRoot, file: file)
     return set
   }
 
   /// Decodes, resizes and encodes everything in memory.
   ///
-  /// - Parameter folder: the bundle-relative folder the paths go in.
-  /// - Returns: the file contents keyed by bundle-relative path, and the
-  ///   description of the set.
-  func produce(source: URL, folder: String) throws(MarqueeError) -> ([(String, Data)], RenderedImageSet) {
+  /// - Returns: the file contents keyed by file name, and the description
+  ///   of the set (its paths are those names).
+  func produce(source: URL) throws(MarqueeError) -> ([(String, Data)], RenderedImageSet) {
     let file = source.lastPathComponent
     let imageSource: ImageSource
     do {
@@ -74,14 +75,14 @@ public struct ImageRenderer: Sendable {
       throw MarqueeError.decoding(error, file: file)
     }
     if imageSource.header.isAnimated {
-      return try produceAnimation(imageSource, folder: folder)
+      return try produceAnimation(imageSource)
     }
-    return try produceStill(imageSource, folder: folder)
+    return try produceStill(imageSource)
   }
 
   // MARK: - Stills
 
-  func produceStill(_ source: ImageSource, folder: String) throws(MarqueeError) -> ([(String, Data)], RenderedImageSet) {
+  func produceStill(_ source: ImageSource) throws(MarqueeError) -> ([(String, Data)], RenderedImageSet) {
     let file = source.name
     let header = source.header
     let ladder = WidthLadder.sizes(sourceWidth: header.width, sourceHeight: header.height, widths: options.widths)
@@ -104,7 +105,7 @@ public struct ImageRenderer: Sendable {
       }
       let dark = darkGenerator.makeDarkVariant(of: resized)
       darkKind = dark.kind
-      let names = paths(folder: folder, width: rung.width)
+      let names = paths(width: rung.width)
       files += try encodeStill(resized, dark: dark.image, names: names, file: file)
       renditions.append(names.rendition(width: rung.width, height: rung.height))
     }
@@ -154,8 +155,9 @@ public struct ImageRenderer: Sendable {
     }
   }
 
-  func paths(folder: String, width: Int) -> RungPaths {
-    let base = "\(folder)/w\(width)"
+  /// The four file names of a rung.
+  func paths(width: Int) -> RungPaths {
+    let base = "w\(width)"
     return RungPaths(webp: "\(base).webp", jpeg: "\(base).jpg", darkWebp: "\(base).dark.webp",
                      darkJpeg: "\(base).dark.jpg")
   }

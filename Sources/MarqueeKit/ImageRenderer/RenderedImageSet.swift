@@ -8,14 +8,14 @@ public struct RenderedImageSet: Sendable, Equatable {
     public var width: Int
     /// Height in pixels.
     public var height: Int
-    /// WebP (animated for an animation, alpha kept), bundle-relative.
+    /// WebP (animated for an animation, alpha kept), relative to the set's `folder`.
     public var webpPath: String
     /// JPEG fallback (first frame of an animation; transparency flattened
-    /// onto the background colour), bundle-relative.
+    /// onto the background colour), relative to the set's `folder`.
     public var jpegPath: String
-    /// Dark variant, WebP, bundle-relative.
+    /// Dark variant, WebP, relative to the set's `folder`.
     public var darkWebpPath: String
-    /// Dark variant, JPEG (flattened onto the dark surface), bundle-relative.
+    /// Dark variant, JPEG (flattened onto the dark surface), relative to the set's `folder`.
     public var darkJpegPath: String
 
     public init(width: Int, height: Int, webpPath: String, jpegPath: String, darkWebpPath: String,
@@ -29,6 +29,9 @@ public struct RenderedImageSet: Sendable, Equatable {
     }
   }
 
+  /// The image's folder relative to the bundle (`images/<id>`); every
+  /// path in `widths` is relative to it.
+  public var folder: String = ""
   /// The ladder, narrowest first; never empty. The last one is the widest,
   /// whose WebP is the banners.json `url`.
   public var widths: [Rendition]
@@ -60,8 +63,9 @@ public struct RenderedImageSet: Sendable, Equatable {
   /// - Parameters:
   ///   - id: the banner id.
   ///   - link: the tap URL, if any.
-  ///   - prefix: a path to put before every bundle-relative path (e.g. when
-  ///     the pipeline stages outputs in a sub-folder), without a trailing `/`.
+  ///   - prefix: a path to put before every path (`folder` for paths
+  ///   relative to the bundle; none, the default, for paths relative to the
+  ///   image's folder, as the store keeps them), without a trailing `/`.
   public func manifestEntry(id: String, link: String?, prefix: String = "") -> ImageManifestEntry {
     func p(_ path: String) -> String { prefix.isEmpty ? path : "\(prefix)/\(path)" }
     let top = widest

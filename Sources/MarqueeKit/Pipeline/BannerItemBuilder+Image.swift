@@ -3,7 +3,8 @@ import Foundation
 extension BannerItemBuilder {
   /// Image banners: the `ImageRenderer` stage (orientation, colour to sRGB,
   /// width ladder, WebP + JPEG, dark variants, animation caps) into
-  /// `images/<id>/` of the staging bundle.
+  /// `images/<id>/` of the staging bundle; the entry's paths are relative
+  /// to that folder.
   func buildImage(_ spec: BannerSpec, folder: String) throws -> (ManifestEntry, [String], String) {
     let set = try ImageRenderer(options: .init(settings: settings))
       .render(source: spec.source, id: spec.id, bundleRoot: staging)

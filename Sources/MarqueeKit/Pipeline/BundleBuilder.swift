@@ -492,7 +492,7 @@ struct BuildRun: Sendable {
       for w in product.warnings { emit(.warning, item: spec.id, .encode, .warning, message: w) }
 
       let produced = stageRoot.appendingPathComponent(itemFolder, isDirectory: true)
-      var record = try StoredItem(entry: product.entry, folder: itemFolder, hash: hash, warnings: product.warnings,
+      var record = try StoredItem(entry: product.entry, hash: hash, warnings: product.warnings,
                                   summary: product.summary, files: try FileSystem.files(under: produced),
                                   buildSeconds: encoded)
       let verifyStart = Date()

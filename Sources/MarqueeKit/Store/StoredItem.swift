@@ -69,16 +69,19 @@ struct StoredItem: Codable, Sendable, Equatable {
 
   var totalBytes: Int64 { files.reduce(0) { $0 + $1.size } }
 
-  /// Records `entry`, whose paths all start with `folder/`.
+  /// Records `entry` as the stages made it: its paths relative to the
+  /// item's folder, kept as they are.
   ///
-  /// - Throws: `MarqueeError` when a path lies outside `folder`.
-  init(entry: ManifestEntry, folder: String, hash: String, warnings: [String], summary: String,
+  /// - Throws: `MarqueeError` when a path is empty, absolute, or has an
+  ///   empty, `.` or `..` component (it would leave the item's files).
+  init(entry: ManifestEntry, hash: String, warnings: [String], summary: String,
        files: [File], buildSeconds: Double) throws(MarqueeError) {
-    func strip(_ path: String) throws(MarqueeError) -> String {
-      guard path.hasPrefix(folder + "/"), path.count > folder.count + 1 else {
-        throw MarqueeError.store("output \(path) lies outside the item folder \(folder)")
+    func inside(_ path: String) throws(MarqueeError) -> String {
+      let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+      guard !path.isEmpty, !parts.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." }) else {
+        throw MarqueeError.store("output \(path) is not a path inside the item's folder")
       }
-      return String(path.dropFirst(folder.count + 1))
+      return path
     }
     format = Self.recordFormat
     self.hash = hash
@@ -91,20 +94,20 @@ struct StoredItem: Codable, Sendable, Equatable {
     case .video(let v):
       kind = BannerKind.video.rawValue
       video = Video(
-        playlistPath: try strip(v.playlistPath), mp4Path: try strip(v.mp4Path), coverPath: try strip(v.coverPath),
-        coverJPEGPath: try strip(v.coverJPEGPath), darkCoverPath: try strip(v.darkCoverPath),
-        darkCoverJPEGPath: try strip(v.darkCoverJPEGPath), duration: v.duration, width: v.width, height: v.height,
+        playlistPath: try inside(v.playlistPath), mp4Path: try inside(v.mp4Path), coverPath: try inside(v.coverPath),
+        coverJPEGPath: try inside(v.coverJPEGPath), darkCoverPath: try inside(v.darkCoverPath),
+        darkCoverJPEGPath: try inside(v.darkCoverJPEGPath), duration: v.duration, width: v.width, height: v.height,
         urlChoice: v.urlChoice.rawValue)
       image = nil
     case .image(let i):
       kind = BannerKind.image.rawValue
       var widths: [ImageWidth] = []
       for w in i.widths {
-        widths.append(ImageWidth(width: w.width, height: w.height, webpPath: try strip(w.webpPath), jpegPath: try strip(w.jpegPath)))
+        widths.append(ImageWidth(width: w.width, height: w.height, webpPath: try inside(w.webpPath), jpegPath: try inside(w.jpegPath)))
       }
       image = Image(
-        path: try strip(i.path), jpegPath: try strip(i.jpegPath), darkPath: try strip(i.darkPath),
-        darkJPEGPath: try strip(i.darkJPEGPath), width: i.width, height: i.height, widths: widths)
+        path: try inside(i.path), jpegPath: try inside(i.jpegPath), darkPath: try inside(i.darkPath),
+        darkJPEGPath: try inside(i.darkJPEGPath), width: i.width, height: i.height, widths: widths)
       video = nil
     }
   }

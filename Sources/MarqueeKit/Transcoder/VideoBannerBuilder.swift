@@ -40,6 +40,11 @@ public struct VideoBannerBuilder: Sendable {
 
   /// Builds `spec` into `bundleRoot/folder`.
   ///
+  /// - Returns: the banner, its manifest entry's paths relative to
+  ///   `bundleRoot/folder` (`master.m3u8`, `video.mp4`, `cover.webp`, …): the
+  ///   store keeps them as they are and banners.json puts the bundle folder
+  ///   before them once.
+  ///
   /// - Parameters:
   ///   - budget: the build's CPU permits; the calling thread holds one.
   ///   - progress: how far the transcode has got (`TranscodeRequest.progress`).
@@ -80,14 +85,14 @@ public struct VideoBannerBuilder: Sendable {
 
     let top = result.renditions[0].plan
     let coverOutput = try coverStage.run(policy: spec.cover, frame: coverSink?.choice(), width: top.width,
-                                         height: top.height, bundleRoot: bundleRoot, folder: folder)
+                                         height: top.height, itemFolder: dir)
     let cover = coverOutput.files
 
     // The duration of what `url` plays: the start variant's #EXTINF sum,
     // or the MP4's, which lasts as long as its pictures.
     let duration = settings.videoURL == .mp4 ? result.pictureDuration : result.renditions[start].segments.duration
     let entry = VideoManifestEntry(
-      id: spec.id, playlistPath: "\(folder)/master.m3u8", mp4Path: "\(folder)/\(result.mp4Path)",
+      id: spec.id, playlistPath: "master.m3u8", mp4Path: result.mp4Path,
       coverPath: cover.webp, coverJPEGPath: cover.jpeg, darkCoverPath: cover.darkWebP,
       darkCoverJPEGPath: cover.darkJPEG, duration: duration, width: top.width, height: top.height,
       autoplay: spec.autoplay, muted: spec.muted, link: spec.link, urlChoice: settings.videoURL)

@@ -44,7 +44,7 @@ struct CoverCorpusTests {
   /// The written cover decoded by ffmpeg to gray at its own size, and the
   /// output MP4's size.
   static func cover(_ dir: URL, _ built: BuiltVideoBanner) throws -> (gray: [UInt8], width: Int, height: Int) {
-    let url = dir.appendingPathComponent(built.entry.coverJPEGPath)
+    let url = dir.appendingPathComponent("videos/item").appendingPathComponent(built.entry.coverJPEGPath)
     let probe = try #require(try FFprobe.report(url).video)
     let w = try #require(probe.width)
     let h = try #require(probe.height)
@@ -60,7 +60,7 @@ struct CoverCorpusTests {
   func fadeInCover(clip: Clip) throws {
     let (dir, built) = try Self.build(clip.file)
     defer { try? FileManager.default.removeItem(at: dir) }
-    let mp4 = try #require(try FFprobe.report(dir.appendingPathComponent(built.entry.mp4Path)).video)
+    let mp4 = try #require(try FFprobe.report(dir.appendingPathComponent("videos/item").appendingPathComponent(built.entry.mp4Path)).video)
     let cover = try Self.cover(dir, built)
     #expect(cover.width == mp4.width && cover.height == mp4.height, "\(clip.note)")
     #expect(cover.width == built.entry.width && cover.height == built.entry.height)
@@ -74,7 +74,7 @@ struct CoverCorpusTests {
     // Settled, not mid-fade: the neighbouring frame in the output (the
     // next one, or the previous one when the cover is the last frame) has
     // nearly the same mean luma; a fade changes it by 5-50 levels a frame.
-    let mp4URL = dir.appendingPathComponent(built.entry.mp4Path)
+    let mp4URL = dir.appendingPathComponent("videos/item").appendingPathComponent(built.entry.mp4Path)
     let frames = try FFprobe.videoFrames(mp4URL).map(\.pts)
     let t = try #require(built.coverTime)
     let neighbour = try #require(
@@ -102,7 +102,7 @@ struct CoverCorpusTests {
     // ffmpeg decodes our MP4 at the pinned time: same picture, up to JPEG
     // and H.264 coding noise.
     let frame = try Oracle.grayFrames(
-      dir.appendingPathComponent(built.entry.mp4Path), width: cover.width, height: cover.height, at: time)[0]
+      dir.appendingPathComponent("videos/item").appendingPathComponent(built.entry.mp4Path), width: cover.width, height: cover.height, at: time)[0]
     let difference = Oracle.meanAbsoluteDifference(cover.gray, frame)
     print(String(format: "[Cover] %@ at %.2f s: cover vs video frame, mean abs diff %.2f", file, time, difference))
     #expect(difference < 3, "\(file) at \(time) s: cover differs from the video frame by \(difference)")
@@ -123,7 +123,7 @@ struct CoverCorpusTests {
     let poster = try Corpus.url("image-jpeg-adobergb1998-photo-2000x1072.jpg")
     let (dir, built) = try Self.build(file, cover: .image(source: poster, text: "poster.jpg"))
     defer { try? FileManager.default.removeItem(at: dir) }
-    let mp4 = try #require(try FFprobe.report(dir.appendingPathComponent(built.entry.mp4Path)).video)
+    let mp4 = try #require(try FFprobe.report(dir.appendingPathComponent("videos/item").appendingPathComponent(built.entry.mp4Path)).video)
     let cover = try Self.cover(dir, built)
     #expect(cover.width == mp4.width && cover.height == mp4.height)
     #expect(built.coverTime == nil && built.summary.contains("poster poster.jpg"), "\(built.summary)")

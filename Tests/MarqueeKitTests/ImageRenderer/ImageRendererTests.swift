@@ -109,14 +109,14 @@ struct ImageRendererStillTests {
   func exifUpright() throws {
     let (reference, refRoot) = try renderCorpus("image-jpeg-exif-orientation-1.jpg")
     defer { try? FileManager.default.removeItem(at: refRoot) }
-    let expected = try FFmpegOracle.decode(refRoot.appendingPathComponent(reference.widest.jpegPath))
+    let expected = try FFmpegOracle.decode(refRoot.appendingPathComponent(reference.folder).appendingPathComponent(reference.widest.jpegPath))
     for orientation in 1...8 {
       let (set, root) = try renderCorpus("image-jpeg-exif-orientation-\(orientation).jpg")
       defer { try? FileManager.default.removeItem(at: root) }
       #expect(set.sourceWidth == 1800 && set.sourceHeight == 1200)
       #expect(set.widths.map(\.width) == [780, 1170])
       for path in [set.widest.jpegPath, set.widest.webpPath] {
-        let url = root.appendingPathComponent(path)
+        let url = root.appendingPathComponent(set.folder).appendingPathComponent(path)
         let out = try FFmpegOracle.decode(url)
         #expect(out.width == 1170 && out.height == 780, "EXIF \(orientation) \(path)")
         let mad = meanAbsoluteDifference(out, expected)
@@ -138,21 +138,21 @@ struct ImageRendererStillTests {
     defer { try? FileManager.default.removeItem(at: root) }
     #expect(set.widths.map(\.width) == [780, 1170])
     let top = set.widest
-    let webp = try FFmpegOracle.decode(root.appendingPathComponent(top.webpPath))
+    let webp = try FFmpegOracle.decode(root.appendingPathComponent(set.folder).appendingPathComponent(top.webpPath))
     #expect(webp.pixels[3] == 0, "WebP corner is transparent")
-    let jpeg = try FFmpegOracle.decode(root.appendingPathComponent(top.jpegPath))
+    let jpeg = try FFmpegOracle.decode(root.appendingPathComponent(set.folder).appendingPathComponent(top.jpegPath))
     let corner = meanColour(jpeg, x: 0..<8, y: 0..<8)
     #expect(abs(corner.r - 255) < 6 && corner.g < 6 && abs(corner.b - 255) < 6, "JPEG corner \(corner)")
-    let dark = try FFmpegOracle.decode(root.appendingPathComponent(top.darkJpegPath))
+    let dark = try FFmpegOracle.decode(root.appendingPathComponent(set.folder).appendingPathComponent(top.darkJpegPath))
     let darkCorner = meanColour(dark, x: 0..<8, y: 0..<8)
     #expect(abs(darkCorner.r - 0x1C) < 6 && abs(darkCorner.g - 0x1C) < 6 && abs(darkCorner.b - 0x1E) < 6,
             "dark JPEG corner \(darkCorner)")
-    let darkWebp = try FFmpegOracle.decode(root.appendingPathComponent(top.darkWebpPath))
+    let darkWebp = try FFmpegOracle.decode(root.appendingPathComponent(set.folder).appendingPathComponent(top.darkWebpPath))
     #expect(darkWebp.pixels[3] == 0, "dark WebP keeps alpha")
     // Default background: white, never black.
     let (white, whiteRoot) = try renderCorpus("image-png-black-ink-on-transparent-2048x1536.png")
     defer { try? FileManager.default.removeItem(at: whiteRoot) }
-    let ink = try FFmpegOracle.decode(whiteRoot.appendingPathComponent(white.widest.jpegPath))
+    let ink = try FFmpegOracle.decode(whiteRoot.appendingPathComponent(white.folder).appendingPathComponent(white.widest.jpegPath))
     #expect(meanColour(ink, x: 0..<8, y: 0..<8).r > 248)
   }
 
@@ -173,7 +173,7 @@ struct ImageRendererStillTests {
     let (set, root) = try renderCorpus("image-png-displayp3-icc-8x8.png")
     defer { try? FileManager.default.removeItem(at: root) }
     #expect(set.widths.map(\.width) == [8])  // never upscaled
-    let out = try FFmpegOracle.decode(root.appendingPathComponent(set.widest.webpPath))
+    let out = try FFmpegOracle.decode(root.appendingPathComponent(set.folder).appendingPathComponent(set.widest.webpPath))
     let c = meanColour(out, x: 2..<6, y: 2..<6)
     #expect(c.r > 245 && c.g < 20 && c.b < 20, "\(c)")
   }
@@ -183,7 +183,7 @@ struct ImageRendererStillTests {
     let (set, root) = try renderCorpus("image-jpeg-cmyk-ycck-swop-icc.jpg")
     defer { try? FileManager.default.removeItem(at: root) }
     #expect(set.widths.map(\.width) == [500])
-    let out = try FFmpegOracle.decode(root.appendingPathComponent(set.widest.jpegPath))
+    let out = try FFmpegOracle.decode(root.appendingPathComponent(set.folder).appendingPathComponent(set.widest.jpegPath))
     try checkCMYKColours(out)
     #expect(!out.hasTransparency)
   }
@@ -228,7 +228,7 @@ struct ImageRendererAnimationTests {
     #expect(set.widths.map(\.width) == [80])
     #expect(set.frameCount == 20)
     #expect(set.animationDuration == 900)
-    let data = try Data(contentsOf: root.appendingPathComponent(set.widest.webpPath))
+    let data = try Data(contentsOf: root.appendingPathComponent(set.folder).appendingPathComponent(set.widest.webpPath))
     let info = try #require(WebPAnimationInfo(data))
     #expect(info.canvasWidth == 80 && info.canvasHeight == 80)
     #expect(info.durations.count <= 20 && info.durations.count >= 2)
@@ -243,10 +243,10 @@ struct ImageRendererAnimationTests {
     #expect(lo > 0 && Double(hi) < Double(lo) * 1.5, "\(coverage)")
     #expect(decoded.frames.allSatisfy { $0.pixels[3] == 0 })
     // JPEG fallback: the first frame on white, decodable by ffmpeg.
-    let jpeg = try FFmpegOracle.decode(root.appendingPathComponent(set.widest.jpegPath))
+    let jpeg = try FFmpegOracle.decode(root.appendingPathComponent(set.folder).appendingPathComponent(set.widest.jpegPath))
     #expect(jpeg.width == 80 && jpeg.height == 80)
     #expect(meanColour(jpeg, x: 0..<4, y: 0..<4).r > 248)
-    let dark = try Data(contentsOf: root.appendingPathComponent(set.widest.darkWebpPath))
+    let dark = try Data(contentsOf: root.appendingPathComponent(set.folder).appendingPathComponent(set.widest.darkWebpPath))
     #expect(WebPAnimationInfo(dark)?.durations.reduce(0, +) ?? 0 > 850)
   }
 
@@ -259,7 +259,7 @@ struct ImageRendererAnimationTests {
     #expect(set.widths.map(\.width) == [245])
     #expect(set.frameCount == 20)
     #expect(set.animationDuration == sourceTotal)
-    let info = try #require(WebPAnimationInfo(try Data(contentsOf: root.appendingPathComponent(set.widest.webpPath))))
+    let info = try #require(WebPAnimationInfo(try Data(contentsOf: root.appendingPathComponent(set.folder).appendingPathComponent(set.widest.webpPath))))
     #expect(info.durations.count <= 20)
     let frameTime = sourceTotal / 42 + 1
     #expect(abs(info.durations.reduce(0, +) - sourceTotal) <= frameTime)
@@ -272,7 +272,7 @@ struct ImageRendererAnimationTests {
     options.maxAnimationBytes = 200_000
     let (set, root) = try renderCorpus("image-gif-animated-30f-transparent-disposal2.gif", options: options)
     defer { try? FileManager.default.removeItem(at: root) }
-    let info = try #require(WebPAnimationInfo(try Data(contentsOf: root.appendingPathComponent(set.widest.webpPath))))
+    let info = try #require(WebPAnimationInfo(try Data(contentsOf: root.appendingPathComponent(set.folder).appendingPathComponent(set.widest.webpPath))))
     #expect(info.canvasWidth < 80)
     #expect(set.frameCount * info.canvasWidth * info.canvasHeight * 4 <= 200_000)
     #expect(set.warnings.contains { $0.contains("downscaled") })
@@ -326,8 +326,8 @@ struct ImageRendererCorpusTests {
     #expect(names.count == set.widths.count * 4)
     for r in set.widths {
       for path in [r.webpPath, r.jpegPath, r.darkWebpPath, r.darkJpegPath] {
-        #expect(path.hasPrefix("images/item/w\(r.width)."))
-        let fileURL = root.appendingPathComponent(path)
+        #expect(set.folder == "images/item" && path.hasPrefix("w\(r.width)."))
+        let fileURL = root.appendingPathComponent(set.folder).appendingPathComponent(path)
         if set.isAnimated && path.hasSuffix(".webp") {
           let info = try #require(WebPAnimationInfo(try Data(contentsOf: fileURL)), "\(path)")
           #expect(info.canvasWidth == r.width && info.canvasHeight == r.height)
@@ -358,7 +358,7 @@ struct ImageRendererGeneratedInputTests {
     #expect(set.widths.map(\.width) == [780])
     #expect(set.widths[0].height == 439)
     let reference = try FFmpegOracle.decode(input)
-    let out = try FFmpegOracle.decode(root.appendingPathComponent(set.widest.jpegPath))
+    let out = try FFmpegOracle.decode(root.appendingPathComponent(set.folder).appendingPathComponent(set.widest.jpegPath))
     #expect(meanAbsoluteDifference(out, reference) < 4)
   }
 }

@@ -36,7 +36,7 @@ struct CorpusVideoTests {
       covers: [("cover_url", e.coverPath, false), ("cover_jpeg_url", e.coverJPEGPath, false),
                ("cover_dark_url", e.darkCoverPath, true), ("cover_dark_jpeg_url", e.darkCoverJPEGPath, true)],
       width: e.width, height: e.height, duration: ManifestEmitter.roundedDuration(e.duration))
-    var verifier = VideoAssetVerifier(assets: assets, files: AssetFiles(root: dir, displayPrefix: ""), decode: true,
+    var verifier = VideoAssetVerifier(assets: assets, files: AssetFiles(root: dir.appendingPathComponent("videos/item"), displayPrefix: ""), decode: true,
                                       everyPicture: true, scratch: dir)
     return verifier.run()
   }
@@ -79,7 +79,7 @@ struct CorpusVideoTests {
       defer { try? FileManager.default.removeItem(at: piece) }
       #expect(try FFprobe.videoFrames(piece).first?.pictureType == "I", "\(file): \(seg.url.lastPathComponent)")
     }
-    let cover = try FFprobe.meanLuma(dir.appendingPathComponent(built.entry.coverPath))
+    let cover = try FFprobe.meanLuma(dir.appendingPathComponent("videos/item").appendingPathComponent(built.entry.coverPath))
     #expect(cover.width == built.entry.width && cover.height == built.entry.height)
     #expect(built.entry.width == w && built.entry.height == h)
   }
