@@ -48,6 +48,12 @@ public final class OutputContainer {
   }
 
   deinit {
+    // A muxer freed without its trailer keeps what only the trailer frees:
+    // FFmpeg 5.1's `hls` muxer leaks the open segment's dynamic buffer (a
+    // 1,344-byte `avio_open_dyn_buf` block, found by LeakSanitizer after a
+    // segment write failed). An output freed unfinished is being discarded
+    // (the item failed), so the trailer's own errors do not matter.
+    if headerWritten && !finished { _ = av_write_trailer(context) }
     if ownsIO && context.pointee.pb != nil { avio_closep(&context.pointee.pb) }
     avformat_free_context(context)
   }
