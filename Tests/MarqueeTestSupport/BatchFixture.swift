@@ -84,6 +84,18 @@ public struct BatchFixture {
     return url
   }
 
+  /// The usual two-item job: a generated clip `a.mp4` (item `a`) and a
+  /// product PNG `b.png` (item `b`).
+  @discardableResult
+  public func videoAndImageJob() throws -> URL {
+    try clip("a.mp4")
+    try png("b.png")
+    return try job([
+      ["id": "a", "type": "video", "source": "a.mp4"],
+      ["id": "b", "type": "image", "source": "b.png"],
+    ])
+  }
+
   /// Writes a job file; sources are paths relative to the fixture folder.
   @discardableResult
   public func job(_ banners: [[String: Any]], name: String = "home", settings: [String: Any]? = nil,

@@ -108,12 +108,7 @@ struct CLITests {
   func validate() throws {
     let fixture = try BatchFixture("validate")
     defer { fixture.remove() }
-    try fixture.clip("a.mp4")
-    try fixture.png("b.png")
-    let good = try fixture.job([
-      ["id": "a", "type": "video", "source": "a.mp4"],
-      ["id": "b", "type": "image", "source": "b.png"],
-    ])
+    let good = try fixture.videoAndImageJob()
     let ok = try MarqueeCLI.run(["validate", good.path, "--log-format", "plain"])
     #expect(ok.status == 0, "\(ok.stderr)")
     #expect(ok.stdoutText.contains("is valid: 2 banner(s)"))

@@ -169,12 +169,7 @@ struct LogsTests {
   func terminal() throws {
     let fixture = try BatchFixture("logs-tty")
     defer { fixture.remove() }
-    try fixture.clip("a.mp4")
-    try fixture.png("b.png")
-    let job = try fixture.job([
-      ["id": "a", "type": "video", "source": "a.mp4"],
-      ["id": "b", "type": "image", "source": "b.png"],
-    ]).path
+    let job = try fixture.videoAndImageJob().path
     let colored = try Self.onTerminal(["build", job, "--out", fixture.out.path], environment: [:])
     #expect(colored.contains("✓"), "\(colored)")
     #expect(colored.contains("\u{1B}[32m"), "no colour on a terminal")

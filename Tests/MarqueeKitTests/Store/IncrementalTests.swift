@@ -130,12 +130,7 @@ struct IncrementalTests {
   func forcedRebuild() throws {
     let fixture = try BatchFixture("rebuild")
     defer { fixture.remove() }
-    try fixture.clip("a.mp4")
-    try fixture.png("b.png")
-    let job = try fixture.job([
-      ["id": "a", "type": "video", "source": "a.mp4"],
-      ["id": "b", "type": "image", "source": "b.png"],
-    ]).path
+    let job = try fixture.videoAndImageJob().path
     let first = try MarqueeCLI.run(["build", job, "--out", fixture.out.path])
     #expect(first.status == 0)
     let before = try TreeSnapshot.of(fixture.out.appendingPathComponent("home"))

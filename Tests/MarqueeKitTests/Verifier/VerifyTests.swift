@@ -34,6 +34,16 @@ struct VerifyTests {
   }
 
   /// The bundle path of an item key's URL (base URL stripped).
+  /// The first video item's folder and one of its rendition folders
+  /// (`720p`, …), relative to the bundle.
+  static func firstRendition(_ bundle: URL) throws -> (folder: String, rendition: String) {
+    let folder = (try path(bundle, item: 0, key: "url") as NSString).deletingLastPathComponent
+    guard let rendition = try FileSystem.list(bundle.appendingPathComponent(folder)).first(where: { $0.hasSuffix("p") && !$0.contains(".") }) else {
+      throw FFprobe.Failure.failed("no rendition folder in \(folder)")
+    }
+    return (folder, rendition)
+  }
+
   static func path(_ bundle: URL, item: Int, key: String) throws -> String {
     let items = try #require(try manifest(bundle)["banners"] as? [[String: Any]])
     let url = try #require(items[item][key] as? String)
@@ -58,9 +68,7 @@ struct VerifyTests {
     let fixture = try BatchFixture("verify-segment")
     defer { fixture.remove() }
     let bundle = try await Self.builtBundle(fixture)
-    let master = try Self.path(bundle, item: 0, key: "url")
-    let folder = (master as NSString).deletingLastPathComponent
-    let rendition = try #require(FileSystem.list(bundle.appendingPathComponent(folder)).first { $0.hasSuffix("p") && !$0.contains(".") })
+    let (folder, rendition) = try Self.firstRendition(bundle)
     let segment = "\(folder)/\(rendition)/segment_00000.m4s"
     // Overwrite the media data after the moof with noise, keeping the size.
     let url = bundle.appendingPathComponent(segment)
@@ -80,9 +88,7 @@ struct VerifyTests {
     let fixture = try BatchFixture("verify-inside")
     defer { fixture.remove() }
     let bundle = try await Self.builtBundle(fixture)
-    let master = try Self.path(bundle, item: 0, key: "url")
-    let folder = (master as NSString).deletingLastPathComponent
-    let rendition = try #require(FileSystem.list(bundle.appendingPathComponent(folder)).first { $0.hasSuffix("p") && !$0.contains(".") })
+    let (folder, rendition) = try Self.firstRendition(bundle)
     let segment = "\(folder)/\(rendition)/segment_00000.m4s"
     // Scramble a 64-byte run every 1 KiB over the last 40 % of the segment
     // (pictures near its end), keeping the size and the first picture.
@@ -115,9 +121,7 @@ struct VerifyTests {
     try FileManager.default.copyItem(at: report.bundle, to: bundle)
     #expect(BundleVerifier().verify(bundle: bundle).violations.isEmpty)
 
-    let master = try Self.path(bundle, item: 0, key: "url")
-    let folder = (master as NSString).deletingLastPathComponent
-    let rendition = try #require(FileSystem.list(bundle.appendingPathComponent(folder)).first { $0.hasSuffix("p") && !$0.contains(".") })
+    let (folder, rendition) = try Self.firstRendition(bundle)
     let dir = "\(folder)/\(rendition)"
     // Cut segment 1 to half its bytes: what is left still decodes.
     let cut = bundle.appendingPathComponent("\(dir)/segment_00001.m4s")
@@ -237,9 +241,7 @@ struct VerifyTests {
     let fixture = try BatchFixture("verify-structure")
     defer { fixture.remove() }
     let bundle = try await Self.builtBundle(fixture)
-    let master = try Self.path(bundle, item: 0, key: "url")
-    let folder = (master as NSString).deletingLastPathComponent
-    let rendition = try #require(FileSystem.list(bundle.appendingPathComponent(folder)).first { $0.hasSuffix("p") && !$0.contains(".") })
+    let (folder, rendition) = try Self.firstRendition(bundle)
     let playlist = bundle.appendingPathComponent("\(folder)/\(rendition)/index.m3u8")
     let text = try String(contentsOf: playlist, encoding: .utf8).replacingOccurrences(of: "#EXT-X-ENDLIST\n", with: "")
     try Data(text.utf8).write(to: playlist)
