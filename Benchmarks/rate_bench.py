@@ -232,14 +232,26 @@ def marquee_crf(w, h, job_crf=23.0):
     return max(1.0, job_crf - (min(4.0, math.log2(small / (w * h))) if w * h < small else 0.0))
 
 
-def cap_bps(w, h, fps):
-    """Marquee's cap (RenditionPlanner.bitRate): the rung's rate × (pixels / 16:9 pixels)^0.75 × (fps/30)^0.585."""
+def stream_crf(path):
+    """The CRF libx264 wrote into the stream's options SEI (`crf=20.1`, a tenth's precision), or None."""
+    data = open(path, "rb").read()
+    m = re.search(rb"options: [^\x00]*?\bcrf=([0-9.]+)", data)
+    return float(m.group(1)) if m else None
+
+
+def cap_bps(w, h, fps, top=False):
+    """Marquee's cap (RenditionPlanner.bitRate): the rung's rate × (pixels / 16:9 pixels)^0.75 × (fps/30)^0.585;
+    the top rendition of a source smaller than every rung takes the larger of that and the square root of the
+    pixels (RenditionPlanner.smallSourcePixelExponent)."""
     short = min(w, h)
     ref = next((r for r in LADDER if r[0] == short), None)
     if ref is None:  # a size below (or between) the ladder's: the smallest rung at or above, else the smallest
         above = [r for r in LADDER if r[0] >= short]
         ref = min(above) if above else min(LADDER)
-    return int(round(ref[1] * 1000 * ((w * h) / (ref[0] ** 2 * 16 / 9)) ** 0.75 * (fps / 30) ** 0.585))
+    def rate(exponent):
+        return int(round(ref[1] * 1000 * ((w * h) / (ref[0] ** 2 * 16 / 9)) ** exponent * (fps / 30) ** 0.585))
+    below_ladder = short < min(r[0] for r in LADDER)
+    return max(rate(0.75), rate(0.5)) if top and below_ladder else rate(0.75)
 
 
 class PeerCurve:
@@ -410,8 +422,11 @@ def main():
                 uri0 = master_variants(old_item)[0][0]
                 startup_before = whole_variant(old_item, uri0, os.path.join(tmp, "old0.mp4"))[0]
             startup_after = None
-            for n, r in enumerate(rungs(src, item, tmp, dump_binary)):
+            clip_rungs = rungs(src, item, tmp, dump_binary)
+            top_pixels = max(x["w"] * x["h"] for x in clip_rungs)
+            for n, r in enumerate(clip_rungs):
                 w, h, rate, ref = r["w"], r["h"], r["rate"], r["ref"]
+                cap = cap_bps(w, h, r["fps"], top=w * h == top_pixels)
                 if n == 0:
                     startup_after = (r["startup"], r["uri"])
                 mq_bytes, mq_ssim = video_bytes(r["whole"]), ssim(r["whole"], ref)
@@ -423,19 +438,19 @@ def main():
                 cache = os.path.join(peer_cache, name, f"peer-{w}x{h}.json") if peer_cache else None
                 if cache:
                     os.makedirs(os.path.dirname(cache), exist_ok=True)
-                peer = PeerCurve(ref, tmp, rate, r["idrs"], cap_bps(w, h, r["fps"]), cache=cache)
+                peer = PeerCurve(ref, tmp, rate, r["idrs"], cap, cache=cache)
                 b = peer.bytes_at(mq_ssim)
                 seconds = r["frames"] / r["fps"]
-                capped = mq_bytes * 8 / seconds >= 0.9 * cap_bps(w, h, r["fps"])
+                capped = mq_bytes * 8 / seconds >= 0.9 * cap
                 b2 = None
                 if capped:  # held to the cap: also (b') with Marquee's half-full VBV start
                     cache2 = cache.replace("peer-", "peer-halfstart-") if cache else None
-                    b2 = PeerCurve(ref, tmp, rate, r["idrs"], cap_bps(w, h, r["fps"]), cache=cache2,
+                    b2 = PeerCurve(ref, tmp, rate, r["idrs"], cap, cache=cache2,
                                    half_full_start=True).bytes_at(mq_ssim)["bytes"]
                 rows.append(dict(kind=kind, clip=name, rung=f"{w}x{h}", fps=r["fps"], first=n == 0, mq=mq_bytes,
                                  mq_ssim=mq_ssim, a=a_bytes, a_ssim=a_ssim, a_rate=apple, b=b["bytes"],
                                  b_crf=round(b["crf"], 2), b_rms=round(b["rms"], 4), b_se=round(b["se"], 4),
-                                 b_half=b2, kbps=round(mq_bytes * 8 / seconds / 1000), cap_kbps=round(cap_bps(w, h, r["fps"]) / 1000), bw=int(r["attrs"]["BANDWIDTH"]),
+                                 b_half=b2, kbps=round(mq_bytes * 8 / seconds / 1000), cap_kbps=round(cap / 1000), bw=int(r["attrs"]["BANDWIDTH"]),
                                  avg_bw=int(r["attrs"].get("AVERAGE-BANDWIDTH", 0))))
                 print(json.dumps(rows[-1]), flush=True)
             items.append(dict(clip=name, kind=kind, cpu_after=min(cpu_after), cpu_after_runs=cpu_after,

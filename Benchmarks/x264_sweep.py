@@ -77,11 +77,14 @@ def main():
         else:
             _, item = rb.build(rb.MARQUEE, src, os.path.join(tmp, "after"))
             rs = rb.rungs(src, item, tmp, dump_binary)
+            biggest = max(r["w"] * r["h"] for r in rs)
             for r in rs:  # Marquee's own encode must be reproduced exactly by the CLI arguments
                 out = os.path.join(tmp, "check.mp4")
+                # The top rendition's CRF may have been lowered for the SSIM target: the stream says which.
+                crf = rb.stream_crf(r["whole"]) or rb.marquee_crf(r["w"], r["h"])
                 rb.x264(r["ref"], out, r["rate"], r["idrs"],
-                        rb.marquee_x264(rb.marquee_crf(r["w"], r["h"]), rb.cap_bps(r["w"], r["h"], r["fps"]), r["rate"],
-                                        CURRENT))
+                        rb.marquee_x264(crf, rb.cap_bps(r["w"], r["h"], r["fps"], top=r["w"] * r["h"] == biggest),
+                                        r["rate"], CURRENT))
                 r["replica_exact"] = packets_digest(out) == packets_digest(r["whole"])
                 print(f"{name} {r['w']}x{r['h']}: CLI replica of Marquee's encode bit-exact: {r['replica_exact']}",
                       flush=True)
@@ -89,7 +92,7 @@ def main():
         top = max(r["w"] * r["h"] for r in rs)
         for r in rs:
             w, h, fps = r["w"], r["h"], r["fps"]
-            cap = rb.cap_bps(w, h, fps)
+            cap = rb.cap_bps(w, h, fps, top=w * h == top)
             crf = float(eval(crf_rule, {"math": math}, dict(w=w, h=h, fps=fps, top=w * h == top)))
             peer = rb.PeerCurve(r["ref"], tmp, r["rate"], r["idrs"], cap, cache=os.path.join(tmp, f"peer-{w}x{h}.json"))
             for cname, opts in configs:

@@ -45,6 +45,42 @@ public final class Decoder {
     try check(avcodec_open2(ctx, codec, &options), "avcodec_open2", label)
   }
 
+  /// Opens a decoder for the packets `encoder` produces (its codec and
+  /// extradata: the SPS and PPS of libx264's global header), so an encode
+  /// can be decoded as a player would see it (`PictureQualityMeter`).
+  ///
+  /// - Parameters:
+  ///   - threads: decoder threads; 1 decodes on the caller's thread.
+  /// - Throws: `MediaIOError` when libavcodec has no decoder for the
+  ///   encoder's codec or cannot open it.
+  public init(decoding encoder: Encoder, threads: Int = 1) throws(MediaIOError) {
+    let enc = encoder.context.pointee
+    let name = avcodec_get_name(enc.codec_id).map { String(cString: $0) } ?? "unknown"
+    label = "decoder of \(encoder.label)"
+    stream = StreamInfo(index: 0, kind: encoder.kind, codecName: name, timeBase: encoder.timeBase,
+                        width: Int(enc.width), height: Int(enc.height), sampleAspectRatio: Rational(1, 1),
+                        frameRate: Rational(enc.framerate), baseFrameRate: Rational(enc.framerate),
+                        orientation: .identity, sampleRate: Int(enc.sample_rate), channels: Int(enc.ch_layout.nb_channels),
+                        duration: nil, colorTransfer: "", colorPrimaries: "", colorSpace: "", isAttachedPicture: false)
+    guard let codec = avcodec_find_decoder(enc.codec_id) else {
+      throw .failure("avcodec_find_decoder", label, "no decoder for codec \(name)")
+    }
+    guard let ctx = avcodec_alloc_context3(codec) else {
+      throw .failure("avcodec_alloc_context3", label, "out of memory")
+    }
+    context = ctx
+    guard let par = avcodec_parameters_alloc() else { throw .failure("avcodec_parameters_alloc", label, "out of memory") }
+    var parameters: UnsafeMutablePointer<AVCodecParameters>? = par
+    defer { avcodec_parameters_free(&parameters) }
+    try check(avcodec_parameters_from_context(par, encoder.context), "avcodec_parameters_from_context", label)
+    try check(avcodec_parameters_to_context(ctx, par), "avcodec_parameters_to_context", label)
+    ctx.pointee.pkt_timebase = encoder.timeBase.av
+    ctx.pointee.thread_count = Int32(threads)
+    var options: OpaquePointer? = nil
+    defer { av_dict_free(&options) }
+    try check(avcodec_open2(ctx, codec, &options), "avcodec_open2", label)
+  }
+
   deinit {
     var c: UnsafeMutablePointer<AVCodecContext>? = context
     avcodec_free_context(&c)

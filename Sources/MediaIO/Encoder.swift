@@ -81,7 +81,7 @@ public final class Encoder {
   public let kind: MediaKind
   /// Seconds per tick of the PTS of frames sent and packets received.
   public let timeBase: Rational
-  private let label: String
+  let label: String
 
   /// Opens libx264 for 8-bit 4:2:0 (`yuv420p`) High profile, BT.709 tagged,
   /// closed GOPs and no scene-cut keyframes, so IDRs fall only where

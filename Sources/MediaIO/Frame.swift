@@ -28,6 +28,14 @@ public final class Frame {
     return copy
   }
 
+  /// The value stored under `key` in the frame's metadata dictionary
+  /// (`AVFrame.metadata`, where filters such as `ssim` leave their
+  /// per-frame results, e.g. `lavfi.ssim.All`); nil when absent.
+  public func metadata(_ key: String) -> String? {
+    guard let entry = av_dict_get(pointer.pointee.metadata, key, nil, 0), let value = entry.pointee.value else { return nil }
+    return String(cString: value)
+  }
+
   /// Width of a picture in pixels (0 for audio).
   public var width: Int { Int(pointer.pointee.width) }
   /// Height of a picture in pixels (0 for audio).

@@ -73,6 +73,26 @@ public enum Oracle {
     return (count("TFF") + count("BFF"), count("Progressive"))
   }
 
+  /// SSIM of the first video stream of `distorted` against that of
+  /// `reference`, picture by picture from the start: the "All" figure
+  /// (Y, U and V weighted by their sample counts) of the ffmpeg CLI's
+  /// `ssim` filter, mean over the pictures, as read from the dB figure it
+  /// prints (finer than its six-decimal SSIM).
+  public static func ssim(_ distorted: URL, reference: URL) throws -> Double {
+    let r = try Run.process("ffmpeg", ["-v", "info", "-nostats", "-i", distorted.path, "-i", reference.path, "-lavfi",
+                                       "[0:v]setpts=PTS-STARTPTS[a];[1:v]setpts=PTS-STARTPTS[b];[a][b]ssim", "-f", "null", "-"])
+    guard r.status == 0, let line = r.stderr.split(separator: "\n").last(where: { $0.contains("SSIM ") && $0.contains("All:") }),
+          let all = line.range(of: "All:") else {
+      throw FFprobe.Failure.failed("ffmpeg ssim \(distorted.lastPathComponent): \(r.stderr.suffix(600))")
+    }
+    let rest = line[all.upperBound...]
+    guard let open = rest.firstIndex(of: "("), let close = rest.firstIndex(of: ")"),
+          let db = Double(rest[rest.index(after: open)..<close]) else {
+      return Double(rest.prefix { $0 != " " }) ?? .nan
+    }
+    return 1 - pow(10, -db / 10)
+  }
+
   /// Generates a test source with the ffmpeg CLI (libavfilter sources), for
   /// inputs Marquee's own generator does not make (interlaced, VFR, other
   /// codecs). Fails the caller with ffmpeg's message.

@@ -7,7 +7,8 @@ extension JobDocumentValidator {
   static let settingsKeys = [
     "segment_duration", "max_height", "image_width", "webp_quality", "jpeg_quality",
     "dark_surface", "background", "max_duration", "max_pixels", "max_file_size_mb",
-    "video_url", "renditions", "mp4_height", "image_widths", "video_crf", "allow_outside_sources",
+    "video_url", "renditions", "mp4_height", "image_widths", "video_crf", "video_target_ssim",
+    "allow_outside_sources",
   ]
 
   /// `settings.allow_outside_sources`: whether a source may lie outside the
@@ -109,6 +110,15 @@ extension JobDocumentValidator {
         throw fail(keyPath, "must be from \(Self.format(range.lowerBound)) to \(Self.format(range.upperBound)) (x264 CRF; lower is better quality), found \(JobJSON.render(value))")
       }
       settings.videoCRF = crf
+    }
+    if let value = object["video_target_ssim"] {
+      let keyPath = path("video_target_ssim")
+      let ssim = try number(value, at: keyPath)
+      let range = JobSettings.videoTargetSSIMRange
+      guard ssim == 0 || range.contains(ssim) else {
+        throw fail(keyPath, "must be 0 (no check) or from \(Self.format(range.lowerBound)) to \(Self.format(range.upperBound)) (the top rendition's SSIM), found \(JobJSON.render(value))")
+      }
+      settings.videoTargetSSIM = ssim
     }
     return settings
   }

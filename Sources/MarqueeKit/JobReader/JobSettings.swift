@@ -63,6 +63,13 @@ public struct JobSettings: Sendable, Equatable {
   /// range without 0, which would be lossless and leave the High profile);
   /// fractions allowed.
   public var videoCRF: Double
+  /// The SSIM the top rendition must reach (`video_target_ssim`): the mean
+  /// of libavfilter's `ssim` "All" figure against the pictures it was
+  /// encoded from. When the encode at `videoCRF` falls short and was not
+  /// held to its cap, the top rendition alone is encoded again at a lower
+  /// CRF, at most 6 lower and at most twice (`QualityTarget`). Default
+  /// 0.985; 0 turns the check off; otherwise 0.5...0.999.
+  public var videoTargetSSIM: Double
 
   /// Creates settings; every parameter defaults to the documented default.
   public init(
@@ -80,8 +87,10 @@ public struct JobSettings: Sendable, Equatable {
     renditions: [RenditionRequest] = RenditionRequest.defaultLadder,
     mp4Height: Int? = nil,
     imageWidths: [Int]? = nil,
-    videoCRF: Double = 23
+    videoCRF: Double = 23,
+    videoTargetSSIM: Double = QualityTarget.defaultSSIM
   ) {
+    self.videoTargetSSIM = videoTargetSSIM
     self.segmentDuration = segmentDuration
     self.maxHeight = maxHeight
     self.imageWidth = imageWidth
@@ -112,6 +121,8 @@ public struct JobSettings: Sendable, Equatable {
   public static let imageWidthRange: ClosedRange<Int> = 16...4096
   /// Accepted `video_crf` (x264 constant rate factor).
   public static let videoCRFRange: ClosedRange<Double> = 1...51
+  /// Accepted `video_target_ssim` besides 0 (off).
+  public static let videoTargetSSIMRange: ClosedRange<Double> = 0.5...0.999
   /// Accepted `webp_quality` and `jpeg_quality`.
   public static let qualityRange: ClosedRange<Int> = 1...100
   /// Largest accepted `max_duration`, seconds (the smallest is anything

@@ -27,11 +27,16 @@ public enum EncoderEffort {
   /// stays on.
   public static let x264Options = ["b-adapt=2", "rc-lookahead=60", "trellis=2"]
 
-  /// One line for the item fingerprint: the options, and the rule that
-  /// lowers the CRF of small renditions (`RenditionPlanner.crfOffset`).
+  /// One line for the item fingerprint: the options, the rule that
+  /// lowers the CRF of small renditions (`RenditionPlanner.crfOffset`), the
+  /// cap of a small source's top rendition, and the top rendition's SSIM
+  /// correction (`QualityTarget`).
   public static var summary: String {
     (["preset=\(preset)", "bframes=\(bFrames)"] + x264Options).joined(separator: ":")
       + ";small_crf=\(RenditionPlanner.smallRenditionPixels)px:\(RenditionPlanner.smallRenditionCRFPerHalving)"
       + "/halving:max\(RenditionPlanner.smallRenditionMaxCRFOffset)"
+      + ";small_source_cap=pixels^\(RenditionPlanner.smallSourcePixelExponent)"
+      + ";top_ssim_check=\(QualityTarget.decibelsPerCRF)dB/crf+\(QualityTarget.margin):max\(QualityTarget.maxLowering)"
+      + "x\(QualityTarget.maxCorrections):held\(QualityTarget.heldToCapShare)"
   }
 }

@@ -151,7 +151,18 @@ public enum RenditionPlanner {
   /// Exponent of the pixel count in a rung's bit rate: Apple's ladder
   /// (HLS authoring spec §1.25) grows by 1.5× from 540p to 720p (1.78× the
   /// pixels) and by 2× from 720p to 1080p (2.25×), about pixels^0.75.
-  static let pixelExponent = 0.75
+  public static let pixelExponent = 0.75
+  /// Exponent of the pixel count for the top rendition of a source smaller
+  /// than every rung (a QCIF or 640x272 clip), scaled from the smallest
+  /// rung. That rendition is the best picture anyone gets and is shown
+  /// enlarged, and small pictures need more bits per pixel than large ones
+  /// (less of each is smooth area), so its cap shrinks with the square root
+  /// of the pixels rather than pixels^0.75: 254 kbit/s instead of 150 for
+  /// a 194x144 picture at 30 fps. Measured on the QCIF carphone clip: at
+  /// the 150 kbit/s cap no CRF reaches SSIM 0.985 (0.9835 at CRF 16); it
+  /// needs about 190 kbit/s (BENCHMARKS.md, issue 10). The lower rung added
+  /// below it keeps pixels^0.75.
+  public static let smallSourcePixelExponent = 0.5
   /// Exponent of the frame rate: Apple's 720p ladder takes 4.5 Mbit/s at
   /// 60 fps for 3 Mbit/s at 30 fps, (60/30)^0.585 = 1.5.
   static let frameRateExponent = 0.585
@@ -211,11 +222,13 @@ public enum RenditionPlanner {
 
   /// The bit rate of a `width`×`height` picture at `fps` on the rung
   /// `reference` (whose rate is for a 16:9 picture of its height at up to
-  /// 30 fps): scaled by pixels^0.75 and (fps / 30)^0.585, bits per second.
-  public static func bitRate(width: Int, height: Int, fps: Double, reference: RenditionRequest) -> Int {
+  /// 30 fps): scaled by pixels^`exponent` (0.75 unless said) and
+  /// (fps / 30)^0.585, bits per second.
+  public static func bitRate(width: Int, height: Int, fps: Double, reference: RenditionRequest,
+                             exponent: Double = pixelExponent) -> Int {
     let short = Double(reference.height)
     let nominalPixels = short * short * 16 / 9
-    let pixels = pow(Double(width * height) / nominalPixels, pixelExponent)
+    let pixels = pow(Double(width * height) / nominalPixels, exponent)
     let rate = pow(max(1, fps) / 30, frameRateExponent)
     return Int((Double(reference.bitrateKbps * 1000) * pixels * rate).rounded())
   }
@@ -230,7 +243,8 @@ public enum RenditionPlanner {
   /// - Returns: the plan, renditions largest first. Never upscales: rungs
   ///   above the source's short side are dropped, and when none is left the
   ///   source's own size (capped at `maxHeight`) is the top rendition, at
-  ///   the rate of the smallest rung scaled to its pixels. At least two
+  ///   the rate of the smallest rung scaled to the square root of its pixels
+  ///   (`smallSourcePixelExponent`; pixels^0.75 if that is more). At least two
   ///   renditions always (Apple HLS authoring spec 9.9: several bit
   ///   rates): a lone rung gets one below it at two thirds of its short
   ///   side.
@@ -248,6 +262,7 @@ public enum RenditionPlanner {
     for r in requests.sorted(by: { $0.height > $1.height }) where r.height <= cap && seen.insert(r.height).inserted {
       rungs.append((r.height, r))
     }
+    let belowLadder = rungs.isEmpty
     if rungs.isEmpty {
       let reference = requests.min { $0.height < $1.height } ?? RenditionRequest(height: 360, bitrateKbps: 730)
       rungs = [(cap, reference)]
@@ -257,7 +272,11 @@ public enum RenditionPlanner {
       let long = short * Double(max(display.width, display.height)) / Double(shortSide)
       let w = portrait ? even(short) : even(long)
       let h = portrait ? even(long) : even(short)
-      let rate = bitRate(width: w, height: h, fps: fps.doubleValue, reference: rung.reference)
+      var rate = bitRate(width: w, height: h, fps: fps.doubleValue, reference: rung.reference)
+      if belowLadder {
+        rate = max(rate, bitRate(width: w, height: h, fps: fps.doubleValue, reference: rung.reference,
+                                 exponent: smallSourcePixelExponent))
+      }
       return RenditionPlan(width: w, height: h, bitRate: rate, name: "\(min(w, h))p")
     }
     if plans.count == 1, let size = lowerRungSize(below: plans[0]) {

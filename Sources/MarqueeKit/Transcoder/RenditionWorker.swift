@@ -59,6 +59,10 @@ final class RenditionWorker: @unchecked Sendable {
   /// Called with each scaled picture before it is encoded, on this thread
   /// (the transcoder's cover selector, for rendition 0).
   private let observe: ((Frame) throws -> Void)?
+  /// Measures the encode's SSIM (`PictureQualityMeter`), when asked.
+  private let meter: PictureQualityMeter?
+  /// What `meter` measured; set on this thread before `join()` returns.
+  private(set) var quality: PictureQuality?
   private let condition = NSCondition()
   private var items: [Item] = []
   /// Most items queued; the producer waits beyond it.
@@ -72,8 +76,9 @@ final class RenditionWorker: @unchecked Sendable {
   #endif
 
   init(encoder: Encoder, hls: OutputContainer, mp4: OutputContainer?, audioStream: Int, budget: CPUBudget,
-       planner: KeyframePlanner, observe: ((Frame) throws -> Void)? = nil) {
+       planner: KeyframePlanner, observe: ((Frame) throws -> Void)? = nil, meter: PictureQualityMeter? = nil) {
     self.encoder = encoder
+    self.meter = meter
     self.planner = planner
     self.observe = observe
     self.budget = budget
@@ -210,6 +215,7 @@ final class RenditionWorker: @unchecked Sendable {
           }
           _ = try encoder.send(nil)
           try drain(packet)
+          quality = try meter?.finish()
         }
       } catch {
         fail(error)
@@ -232,6 +238,7 @@ final class RenditionWorker: @unchecked Sendable {
       dump?.write(frame)
       #endif
       frame.forcesKeyframe = planner.isIDR(frame: frame.pts ?? 0)
+      try meter?.reference(frame)
       _ = try encoder.send(frame)
       try drain(packet)
     }
@@ -239,6 +246,7 @@ final class RenditionWorker: @unchecked Sendable {
 
   private func drain(_ packet: Packet) throws {
     while try encoder.receive(packet) == .produced {
+      try meter?.encoded(packet)
       if let m = mp4 { try m.write(try packet.clone(), stream: 0) }
       try hls.write(try packet.clone(), stream: 0)
     }

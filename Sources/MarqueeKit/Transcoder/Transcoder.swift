@@ -33,6 +33,15 @@ public struct TranscodeRequest: Sendable {
   /// Sees the top rendition's pictures as they are made (the cover
   /// extractor's `CoverFrameSink`); nil: nobody looks.
   public var pictureSink: PictureSink?
+  /// Measure the top rendition's SSIM while encoding it
+  /// (`TranscodeResult.topQuality`, `PictureQualityMeter`).
+  public var measuresTopQuality = false
+  /// Encode only the top rendition again (`QualityTarget`'s correction):
+  /// its HLS rendition, and the MP4 when the MP4 is made from it. The
+  /// other renditions' files are left as they are.
+  public var onlyTopRendition = false
+  /// The top rendition's CRF instead of `crf` + its offset; nil: that.
+  public var topCRF: Double?
 
   /// The first segment's length by default, seconds: a 1 s first segment
   /// keeps the bytes before the first picture (init section + first
@@ -95,6 +104,10 @@ public struct TranscodeResult: Sendable {
   /// encoded picture count over the frame rate. The MP4's duration, since
   /// its sound is cut to end with the pictures (`AudioPath`).
   public var pictureDuration: Double
+  /// The x264 CRF the top rendition was encoded at.
+  public var topCRF: Double
+  /// The top rendition's SSIM, when `TranscodeRequest.measuresTopQuality`.
+  public var topQuality: PictureQuality?
   public var hasAudio: Bool
   /// Warnings for the user (no qualifying cover, dropped audio, …).
   public var warnings: [String]
@@ -167,17 +180,24 @@ public struct Transcoder {
   /// The pipeline of one source, part by part.
   private func transcode(_ request: TranscodeRequest) throws -> TranscodeResult {
     let source = try SourceStreams(request)
-    let plan = RenditionPlanner.plan(stream: source.video, requests: request.ladder, maxHeight: request.maxHeight,
+    var plan = RenditionPlanner.plan(stream: source.video, requests: request.ladder, maxHeight: request.maxHeight,
                                      mp4Height: request.mp4Height)
+    var writesMP4 = true
+    if request.onlyTopRendition {
+      writesMP4 = plan.mp4Rendition == 0
+      plan.renditions = [plan.renditions[0]]
+      plan.mp4Rendition = 0
+    }
     try? FileManager.default.createDirectory(at: request.outputDirectory, withIntermediateDirectories: true)
     let planners = plan.renditions.map { _ in
       KeyframePlanner(frameRate: plan.frameRate, segmentDuration: request.segmentDuration,
                       firstSegmentDuration: request.firstSegmentDuration)
     }
     let outputs = try TranscodeOutputs(plan: plan, request: request, gopLength: planners[0].gopLength,
-                                       audioChannels: source.audio.map { _ in source.audioChannels })
-    let fanOut = RenditionFanOut(outputs: outputs, plan: plan, planners: planners, budget: request.budget,
-                                 sink: request.pictureSink, frameDuration: 1 / plan.frameRate.doubleValue)
+                                       audioChannels: source.audio.map { _ in source.audioChannels }, writesMP4: writesMP4)
+    let fanOut = try RenditionFanOut(outputs: outputs, plan: plan, planners: planners, budget: request.budget,
+                                     sink: request.pictureSink, frameDuration: 1 / plan.frameRate.doubleValue,
+                                     measuresTop: request.measuresTopQuality)
     fanOut.start()
     var audio: AudioPath? = nil
     if let decoder = source.audioDecoder, let encoder = outputs.audioEncoder {
@@ -192,7 +212,8 @@ public struct Transcoder {
     try fanOut.finish()
     let renditions = try outputs.finish()
     return TranscodeResult(plan: plan, renditions: renditions, mp4Path: TranscodeOutputs.mp4Name,
-                           pictureDuration: video.pictureEnd.seconds,
+                           pictureDuration: video.pictureEnd.seconds, topCRF: outputs.topCRF,
+                           topQuality: fanOut.topQuality,
                            hasAudio: audio?.producedAudio ?? false, warnings: source.warnings + inputWarnings,
                            sourceCodec: source.video.codecName, dynamicRange: video.dynamicRange)
   }

@@ -9,9 +9,13 @@ public struct BuiltVideoBanner: Sendable {
   public var result: TranscodeResult
   /// The cover frame's time in seconds; `nil` when the cover is a poster.
   public var coverTime: Double?
+  /// The top rendition's encodes for the SSIM target, in order (empty when
+  /// `video_target_ssim` is 0): one, or more when it was encoded again.
+  public var qualityTrials: [QualityTarget.Trial] = []
 }
 
-/// The video banner's stage chain: transcoder → master and I-frame
+/// The video banner's stage chain: transcoder (and, when the top rendition
+/// misses `video_target_ssim`, its correction: `QualityTarget`) → master and I-frame
 /// playlists from the segments the muxers wrote (`RenditionSegments`; the
 /// start variant listed first) → cover stage (the chosen frame or the job's
 /// poster, with its dark variant) → the manifest entry, whose duration is
@@ -57,12 +61,14 @@ public struct VideoBannerBuilder: Sendable {
     // The cover extractor sees the top rendition's pictures as they are made.
     let coverSink = coverStage.frameSink(for: spec.cover)
     let limits = settings.inputLimits
-    let request = TranscodeRequest(
+    var request = TranscodeRequest(
       source: spec.source, outputDirectory: dir, segmentDuration: settings.segmentDuration,
       ladder: settings.renditions, maxHeight: settings.maxHeight, limits: limits, coverPolicy: spec.cover,
       encoderThreads: encoderThreads, mp4Height: settings.mp4Height, budget: budget, progress: progress,
       crf: settings.videoCRF, pictureSink: coverSink)
-    let result = try Transcoder().run(request)
+    request.measuresTopQuality = settings.videoTargetSSIM > 0
+    var result = try Transcoder().run(request)
+    let trials = try reachTargetSSIM(&result, request: request, itemFolder: dir)
 
     // Master and I-frame playlists from the segments the muxers wrote.
     var variants: [MasterPlaylistWriter.Variant] = []
@@ -97,10 +103,56 @@ public struct VideoBannerBuilder: Sendable {
       darkCoverJPEGPath: cover.darkJPEG, duration: duration, width: top.width, height: top.height,
       autoplay: spec.autoplay, muted: spec.muted, link: spec.link, urlChoice: settings.videoURL)
     let ladder = result.renditions.map { "\($0.plan.width)x\($0.plan.height)" }.joined(separator: ", ")
-    let summary = String(format: "%@ → H.264 %@ @ %.3f fps%@, %.3f s, %@",
+    var summary = String(format: "%@ → H.264 %@ @ %.3f fps%@, %.3f s, %@",
                          result.sourceCodec, ladder, result.plan.frameRate.doubleValue,
                          result.hasAudio ? " + AAC" : "", duration, coverOutput.origin)
+    if !trials.isEmpty {
+      summary += ", top SSIM " + trials.map { String(format: "%.4f at CRF %.2f", $0.ssim, $0.crf) }.joined(separator: " → ")
+    }
     return BuiltVideoBanner(entry: entry, warnings: result.warnings + coverOutput.warnings, summary: summary,
-                            result: result, coverTime: coverOutput.time)
+                            result: result, coverTime: coverOutput.time, qualityTrials: trials)
+  }
+
+  /// Encodes the top rendition again at a lower CRF while it misses
+  /// `video_target_ssim` (`QualityTarget.nextCRF`), replacing its HLS
+  /// rendition (and the MP4 when the MP4 is made from it) in `result`. The
+  /// source is decoded again for each correction; the other renditions are
+  /// kept as they are.
+  ///
+  /// - Returns: the top rendition's encodes, the first one included; empty
+  ///   when the check is off.
+  /// - Throws: what the transcoder throws; the caller removes the item.
+  private func reachTargetSSIM(_ result: inout TranscodeResult, request: TranscodeRequest,
+                               itemFolder dir: URL) throws -> [QualityTarget.Trial] {
+    guard settings.videoTargetSSIM > 0, var quality = result.topQuality else { return [] }
+    let target = QualityTarget(ssim: settings.videoTargetSSIM)
+    let top = result.renditions[0].plan
+    let lowest = max(JobSettings.videoCRFRange.lowerBound, top.crf(jobCRF: settings.videoCRF) - QualityTarget.maxLowering)
+    var trials = [QualityTarget.Trial(crf: result.topCRF, ssim: quality.ssim)]
+    func heldToCap() -> Bool {
+      quality.averageBitRate(duration: result.pictureDuration) >= QualityTarget.heldToCapShare * Double(top.maxRate)
+    }
+    while let crf = target.nextCRF(after: trials, heldToCap: heldToCap(), lowest: lowest) {
+      var again = request
+      again.onlyTopRendition = true
+      again.topCRF = crf
+      again.pictureSink = nil
+      again.progress = nil
+      // No file of the encode being replaced may outlive it.
+      try FileManager.default.removeItem(at: dir.appendingPathComponent(top.name, isDirectory: true))
+      if result.plan.mp4Rendition == 0 {
+        try FileManager.default.removeItem(at: dir.appendingPathComponent(result.mp4Path))
+      }
+      let corrected = try Transcoder().run(again)
+      guard let measured = corrected.topQuality, corrected.renditions.count == 1 else {
+        throw MarqueeError(.encodeFailed, "the top rendition's correction measured no SSIM")
+      }
+      result.renditions[0] = corrected.renditions[0]
+      result.topCRF = corrected.topCRF
+      result.topQuality = measured
+      quality = measured
+      trials.append(.init(crf: crf, ssim: measured.ssim))
+    }
+    return trials
   }
 }

@@ -131,6 +131,10 @@ struct JobErrorCase: Sendable, CustomTestStringConvertible {
     .init("video_crf 52", job(settings: #"{"video_crf": 52}"#), path: "settings.video_crf", reason: "found 52"),
     .init("video_crf a string", job(settings: #"{"video_crf": "23"}"#), path: "settings.video_crf", reason: "expected a number, found a string"),
     .init("video_crf null", job(settings: #"{"video_crf": null}"#), path: "settings.video_crf", reason: "found null"),
+    .init("video_target_ssim 1", job(settings: #"{"video_target_ssim": 1}"#), path: "settings.video_target_ssim", reason: "0 (no check) or from 0.5 to 0.999"),
+    .init("video_target_ssim 0.4", job(settings: #"{"video_target_ssim": 0.4}"#), path: "settings.video_target_ssim", reason: "found 0.4"),
+    .init("video_target_ssim in dB", job(settings: #"{"video_target_ssim": 18.2}"#), path: "settings.video_target_ssim", reason: "found 18.2"),
+    .init("video_target_ssim a string", job(settings: #"{"video_target_ssim": "0.985"}"#), path: "settings.video_target_ssim", reason: "expected a number, found a string"),
   ]
   static let banners: [JobErrorCase] = [
     .init("missing id", job([#"{"type": "video", "source": "a.mov"}"#]), path: "banners[0].id", reason: "missing"),
@@ -269,6 +273,10 @@ struct JobErrorCase: Sendable, CustomTestStringConvertible {
     #expect(try parse(job(settings: #"{"video_crf": 19.5}"#)).settings.videoCRF == 19.5)
     #expect(try parse(job(settings: #"{"video_crf": 1}"#)).settings.videoCRF == 1)
     #expect(try parse(job(settings: #"{"video_crf": 51}"#)).settings.videoCRF == 51)
+    #expect(parsed.videoTargetSSIM == QualityTarget.defaultSSIM && parsed.videoTargetSSIM == 0.985)
+    #expect(try parse(job(settings: #"{"video_target_ssim": 0}"#)).settings.videoTargetSSIM == 0)
+    #expect(try parse(job(settings: #"{"video_target_ssim": 0.5}"#)).settings.videoTargetSSIM == 0.5)
+    #expect(try parse(job(settings: #"{"video_target_ssim": 0.999}"#)).settings.videoTargetSSIM == 0.999)
   }
 
   @Test func rangeBoundsAreInclusive() throws {

@@ -97,17 +97,29 @@ struct TranscoderPlanningTests {
   func ladderRates() {
     let ladder = RenditionRequest.defaultLadder
     // Independent arithmetic, per rendition: kbps · (pixels / 16:9 pixels of the rung)^0.75 · (fps / 30)^0.585.
-    func expected(_ kbps: Double, _ w: Int, _ h: Int, rung: Int, fps: Double) -> Int {
-      Int((kbps * 1000 * pow(Double(w * h) / (Double(rung * rung) * 16 / 9), 0.75) * pow(fps / 30, 0.585)).rounded())
+    func expected(_ kbps: Double, _ w: Int, _ h: Int, rung: Int, fps: Double, exponent: Double = 0.75) -> Int {
+      Int((kbps * 1000 * pow(Double(w * h) / (Double(rung * rung) * 16 / 9), exponent) * pow(fps / 30, 0.585)).rounded())
     }
-    // 640x272 at 25 fps (below the 360p rung): both renditions from the 360p rung's 730 kbit/s.
+    // 640x272 at 25 fps (below the 360p rung): both renditions from the 360p rung's 730 kbit/s,
+    // the top one (the source's size) by the square root of its pixels, the one added below by ^0.75.
     var s = Self.stream(640, 272)
     s.frameRate = Rational(25, 1)
     s.baseFrameRate = Rational(25, 1)
     let small = RenditionPlanner.plan(stream: s, requests: ladder, maxHeight: 720)
     // 414x176: the even size within 8 pixels of 2/3 · 272 whose aspect is nearest 640:272 (414·272 − 176·640 = −32).
     #expect(small.renditions.map { [$0.width, $0.height] } == [[640, 272], [414, 176]])
-    #expect(small.renditions.map(\.bitRate) == [expected(730, 640, 272, rung: 360, fps: 25), expected(730, 414, 176, rung: 360, fps: 25)])
+    #expect(small.renditions.map(\.bitRate) == [expected(730, 640, 272, rung: 360, fps: 25, exponent: 0.5),
+                                                 expected(730, 414, 176, rung: 360, fps: 25)])
+    // QCIF shown at 194x144, 29.97 fps: 254 kbit/s, not pixels^0.75's 150.
+    var qcif = Self.stream(194, 144)
+    qcif.frameRate = Rational(30000, 1001)
+    qcif.baseFrameRate = Rational(30000, 1001)
+    let tiny = RenditionPlanner.plan(stream: qcif, requests: ladder, maxHeight: 720)
+    #expect(tiny.renditions[0].bitRate == expected(730, 194, 144, rung: 360, fps: 30000.0 / 1001, exponent: 0.5))
+    #expect((250_000...256_000).contains(tiny.renditions[0].bitRate), "\(tiny.renditions[0].bitRate)")
+    // A source just below the rung (700x350) keeps pixels^0.75, which is then the larger.
+    let wide = RenditionPlanner.plan(stream: Self.stream(700, 350), requests: ladder, maxHeight: 720)
+    #expect(wide.renditions[0].bitRate == expected(730, 700, 350, rung: 360, fps: 30))
     #expect(small.renditions[0].bitRate < 730_000, "a 272p source got \(small.renditions[0].bitRate) bit/s")
     // 60 fps: 1.5 times the 30 fps rate of the same rung.
     var fast = Self.stream(1920, 1080)

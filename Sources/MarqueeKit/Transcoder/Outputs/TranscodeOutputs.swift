@@ -16,7 +16,11 @@ final class TranscodeOutputs {
   let videoEncoders: [Encoder]
   let audioEncoder: Encoder?
   let hls: [OutputContainer]
-  let mp4: OutputContainer
+  /// The MP4 muxer; nil when this transcode makes no MP4 (a correction of
+  /// the top rendition when the MP4 is another's).
+  let mp4: OutputContainer?
+  /// The x264 CRF of rendition 0.
+  let topCRF: Double
   /// What each rendition's encoder is (codecs string, profile, level).
   private let descriptions: [RenditionDescription]
   /// What each rendition's HLS muxer writes, learnt as it writes it.
@@ -27,15 +31,20 @@ final class TranscodeOutputs {
   /// - Parameters:
   ///   - gopLength: pictures per GOP, from the keyframe planner.
   ///   - audioChannels: 1 or 2 when the source has decodable audio, else nil.
+  ///   - writesMP4: whether to make the MP4 (from `plan.mp4Rendition`).
   /// - Throws: `MediaIOError` when an encoder cannot open or a muxer cannot
   ///   write (`.output` kind), `MarqueeError.encodeFailed` when an encoder's
   ///   SPS does not give its profile and level.
-  init(plan: VideoPlan, request: TranscodeRequest, gopLength: Int, audioChannels: Int?) throws {
-    videoEncoders = try plan.renditions.map { r in
+  init(plan: VideoPlan, request: TranscodeRequest, gopLength: Int, audioChannels: Int?, writesMP4: Bool = true) throws {
+    let crfs = plan.renditions.enumerated().map { i, r in
+      (i == 0 ? request.topCRF : nil) ?? r.crf(jobCRF: request.crf)
+    }
+    topCRF = crfs[0]
+    videoEncoders = try zip(plan.renditions, crfs).map { r, crf in
       try Encoder(video: VideoEncoderSettings(width: r.width, height: r.height, frameRate: plan.frameRate,
                                               bitRate: r.bitRate, maxRate: r.maxRate, bufferSize: r.bufferSize,
                                               gopLength: gopLength, preset: EncoderEffort.preset, threads: request.encoderThreads,
-                                              crf: r.crf(jobCRF: request.crf), initialBufferOccupancy: r.initialBufferOccupancy,
+                                              crf: crf, initialBufferOccupancy: r.initialBufferOccupancy,
                                               bFrames: EncoderEffort.bFrames, x264Options: EncoderEffort.x264Options))
     }
     audioEncoder = try audioChannels.map { try Encoder(audio: AudioEncoderSettings(channels: $0)) }
@@ -53,10 +62,15 @@ final class TranscodeOutputs {
     self.hls = hls
     self.recorders = recorders
     self.descriptions = descriptions
-    mp4 = try OutputContainer(path: request.outputDirectory.appendingPathComponent(Self.mp4Name).path, format: "mp4")
-    _ = try mp4.addStream(from: videoEncoders[plan.mp4Rendition])
-    if let a = audioEncoder { _ = try mp4.addStream(from: a) }
-    try mp4.writeHeader(options: OutputContainer.startAtZeroOptions(fragmented: false))
+    if writesMP4 {
+      let mp4 = try OutputContainer(path: request.outputDirectory.appendingPathComponent(Self.mp4Name).path, format: "mp4")
+      _ = try mp4.addStream(from: videoEncoders[plan.mp4Rendition])
+      if let a = audioEncoder { _ = try mp4.addStream(from: a) }
+      try mp4.writeHeader(options: OutputContainer.startAtZeroOptions(fragmented: false))
+      self.mp4 = mp4
+    } else {
+      mp4 = nil
+    }
   }
 
   /// Writes every muxer's trailer (the MP4's `moov`, moved to the front).
@@ -69,7 +83,7 @@ final class TranscodeOutputs {
       // A recorder's own error says more than the muxer's status.
       do { try m.finish() } catch { throw m.files?.failure ?? error }
     }
-    try mp4.finish()
+    try mp4?.finish()
     return try zip(descriptions, recorders).map { d, recorder in
       RenditionOutput(plan: d.plan, playlistPath: "\(d.plan.name)/\(Self.playlistName)", codecs: d.codecs,
                       profile: d.profile, level: d.level, segments: try recorder.segments())

@@ -25,8 +25,10 @@ final class RenditionFanOut {
 
   /// - Parameters:
   ///   - sink: sees rendition 0's pictures, on its worker thread.
+  ///   - measuresTop: measure rendition 0's SSIM (`topQuality`).
+  /// - Throws: `MediaIOError` when the SSIM measurement cannot be set up.
   init(outputs: TranscodeOutputs, plan: VideoPlan, planners: [KeyframePlanner], budget: CPUBudget,
-       sink: PictureSink?, frameDuration: Double) {
+       sink: PictureSink?, frameDuration: Double, measuresTop: Bool = false) throws {
     // The audio stream is the second stream of every muxer.
     let audioStreamIndex = 1
     let observer: ((Frame) throws -> Void)? = sink.map { sink in
@@ -35,11 +37,14 @@ final class RenditionFanOut {
         try sink.observe(picture, time: Double(picture.pts ?? 0) * frameDuration)
       }
     }
+    let top = plan.renditions[0]
+    let meter = measuresTop
+      ? try PictureQualityMeter(encoder: outputs.videoEncoders[0], width: top.width, height: top.height) : nil
     workers = plan.renditions.indices.map { i in
       RenditionWorker(encoder: outputs.videoEncoders[i], hls: outputs.hls[i],
                       mp4: i == plan.mp4Rendition ? outputs.mp4 : nil,
                       audioStream: audioStreamIndex, budget: budget, planner: planners[i],
-                      observe: i == 0 ? observer : nil)
+                      observe: i == 0 ? observer : nil, meter: i == 0 ? meter : nil)
     }
   }
 
@@ -48,6 +53,9 @@ final class RenditionFanOut {
     for w in workers { try? w.push(.finish) }
     for w in workers { try? w.join() }
   }
+
+  /// Rendition 0's SSIM, after `finish()`, when `measuresTop` was set.
+  var topQuality: PictureQuality? { workers[0].quality }
 
   func start() {
     for w in workers { w.start() }

@@ -1,0 +1,180 @@
+import Foundation
+import MarqueeTestSupport
+import Testing
+
+@testable import MarqueeKit
+
+/// The top rendition's SSIM target (`video_target_ssim`, `QualityTarget`):
+/// the CRF rule alone, then whole builds read back with the ffmpeg CLI's
+/// `ssim` filter and the stream's own x264 options as the oracles.
+@Suite("Top rendition SSIM target", .serialized)
+struct QualityTargetTests {
+  typealias Trial = QualityTarget.Trial
+
+  // MARK: - The CRF rule
+
+  @Test("no correction when the target is met, the rendition was held to its cap, the CRF is at its floor, or after two corrections")
+  func whenNotToCorrect() {
+    let target = QualityTarget(ssim: 0.985)
+    #expect(target.nextCRF(after: [Trial(crf: 23, ssim: 0.9851)], heldToCap: false, lowest: 17) == nil)
+    #expect(target.nextCRF(after: [Trial(crf: 23, ssim: 0.97)], heldToCap: true, lowest: 17) == nil)
+    #expect(target.nextCRF(after: [Trial(crf: 17, ssim: 0.97)], heldToCap: false, lowest: 17) == nil)
+    let three = [Trial(crf: 23, ssim: 0.97), Trial(crf: 21, ssim: 0.975), Trial(crf: 19, ssim: 0.98)]
+    #expect(target.nextCRF(after: three, heldToCap: false, lowest: 10) == nil)
+  }
+
+  @Test("the first correction assumes 0.4 dB per CRF point plus a quarter point; the next uses the slope measured between the two")
+  func correctionSteps() throws {
+    let target = QualityTarget(ssim: 0.985)
+    // 0.9810 is 17.212 dB, 0.985 is 18.239 dB: 1.027 dB short, 2.57 CRF + 0.25,
+    // so 20.18, down to the tenth.
+    let first = try #require(target.nextCRF(after: [Trial(crf: 23, ssim: 0.9810)], heldToCap: false, lowest: 17))
+    #expect(abs(first - 20.1) < 0.001, "\(first)")
+    // Measured 0.5 dB per CRF between 23 and 21: 0.3 dB short → 0.6 + 0.25.
+    let s21 = 1 - pow(10, -(QualityTarget.decibels(0.9810) + 1.0) / 10)
+    let second = try #require(target.nextCRF(after: [Trial(crf: 23, ssim: 0.9810), Trial(crf: 21, ssim: s21)],
+                                             heldToCap: false, lowest: 17))
+    let shortfall = QualityTarget.decibels(0.985) - QualityTarget.decibels(s21)
+    let unrounded = 21 - shortfall / 0.5 - 0.25
+    #expect(second <= unrounded + 1e-6 && second > unrounded - 0.1, "\(second), \(unrounded) before rounding")
+    // Never below the floor; always at least a quarter point lower.
+    #expect(target.nextCRF(after: [Trial(crf: 20, ssim: 0.90)], heldToCap: false, lowest: 17) == 17)
+    #expect(target.nextCRF(after: [Trial(crf: 23, ssim: 0.98499)], heldToCap: false, lowest: 17) == 22.7)
+  }
+
+  // MARK: - Builds
+
+  static func tempDir() throws -> URL {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("marquee-qt-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    return dir
+  }
+
+  /// A 2 s 320x180 30 fps clip, stored losslessly and tagged BT.709 limited
+  /// range, so Marquee's top rendition pictures are the source's own pixels.
+  static func writeSource(_ url: URL, filter: String) throws {
+    try Oracle.generate([
+      "-f", "lavfi", "-i", "\(filter),trim=duration=2", "-c:v", "libx264", "-preset", "ultrafast", "-qp", "0",
+      "-pix_fmt", "yuv420p", "-colorspace", "bt709", "-color_primaries", "bt709", "-color_trc", "bt709",
+      "-color_range", "tv",
+    ], to: url)
+  }
+
+  /// A fractal zoom: detail x264 at CRF 21 (the 320x180 rendition's CRF
+  /// for `video_crf` 23) codes to SSIM 0.990, short of a 0.992 target.
+  /// (Generated grain is no use here: it gains about 0.1 dB per CRF point,
+  /// a quarter of natural pictures' 0.4, so no CRF within 6 points reaches
+  /// the target and the check rightly stops at the floor.)
+  static let detailed = "mandelbrot=size=320x180:rate=30"
+  static let detailedTarget = 0.992
+
+  /// A 180p rung with a cap far above what the detail needs, so that the
+  /// quality target, not the cap, decides.
+  static func settings(target: Double = QualityTarget.defaultSSIM) -> JobSettings {
+    var s = JobSettings(renditions: [RenditionRequest(height: 180, bitrateKbps: 3000)])
+    s.videoTargetSSIM = target
+    return s
+  }
+
+  static func build(_ source: URL, in dir: URL, settings: JobSettings) throws -> BuiltVideoBanner {
+    MediaLog.set(.quiet)
+    let spec = BannerSpec(id: "item", kind: .video, source: source, sourceText: source.lastPathComponent, link: nil,
+                          autoplay: true, muted: true, cover: .first, jsonPath: "banners[0]")
+    return try VideoBannerBuilder(settings: settings, darkVariants: DarkVariantGenerator())
+      .build(spec, bundleRoot: dir, folder: "videos/item", budget: .unlimited)
+  }
+
+  /// Each variant of the item's master playlist as one file (init section
+  /// and segments joined), by resolution.
+  static func variants(in dir: URL) throws -> [String: URL] {
+    let (_, variants) = try HLSCheck.variants(master: dir.appendingPathComponent("videos/item/master.m3u8"))
+    var files: [String: URL] = [:]
+    for v in variants {
+      var data = Data()
+      if let m = v.mapURL { data.append(try Data(contentsOf: m)) }
+      for s in v.segments { data.append(try Data(contentsOf: s.url)) }
+      let url = dir.appendingPathComponent("whole-\(UUID().uuidString).mp4")
+      try data.write(to: url)
+      files[v.attributes["RESOLUTION"] ?? ""] = url
+    }
+    return files
+  }
+
+  @Test("a top rendition short of the target is encoded again at a lower CRF until ffmpeg's ssim filter finds it at the target; the lower rendition keeps its CRF")
+  func shortTopRenditionIsCorrected() throws {
+    let dir = try Self.tempDir()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let source = dir.appendingPathComponent("detailed.mp4")
+    try Self.writeSource(source, filter: Self.detailed)
+    let target = Self.detailedTarget
+    let built = try Self.build(source, in: dir, settings: Self.settings(target: target))
+    let trials = built.qualityTrials
+    #expect(trials.count >= 2, "no correction: \(trials)")
+    let first = try #require(trials.first), last = try #require(trials.last)
+    #expect(first.ssim < target && abs(first.crf - 21) < 0.01, "\(trials)")
+    #expect(last.ssim >= target && last.crf < first.crf && last.crf >= first.crf - QualityTarget.maxLowering, "\(trials)")
+
+    let files = try Self.variants(in: dir)
+    let top = try #require(files["320x180"]), lower = try #require(files.first { $0.key != "320x180" }?.value)
+    // The oracle: the ffmpeg CLI's ssim filter on what a player downloads,
+    // against the source's own pixels.
+    let measured = try Oracle.ssim(top, reference: source)
+    #expect(measured >= target, "ffmpeg measures the top rendition at SSIM \(measured)")
+    #expect(abs(measured - last.ssim) < 0.0005, "ffmpeg \(measured), Marquee's meter \(last.ssim)")
+    // The stream's x264 options: the top rendition at the last trial's CRF,
+    // the lower one at its own (23 less one point per halving below 640x360).
+    let topCRF = try #require(RateControlTests.x264Options(top)["crf"].flatMap(Double.init))
+    #expect(abs(topCRF - last.crf) < 0.001, "top rendition at crf \(topCRF), last trial \(last.crf)")
+    let lowerOptions = try RateControlTests.x264Options(lower)
+    let lowerCRF = try #require(lowerOptions["crf"].flatMap(Double.init))
+    let lowerSize = try #require(try FFprobe.report(lower).video)
+    let wanted = 23 - log2(640 * 360 / Double((lowerSize.width ?? 1) * (lowerSize.height ?? 1)))
+    #expect(abs(lowerCRF - wanted) < 0.051, "lower rendition at crf \(lowerCRF), wanted \(wanted)")
+    // The MP4 is made from the top rendition here (nearest 720p): corrected too.
+    let mp4 = dir.appendingPathComponent("videos/item/video.mp4")
+    #expect(abs((try RateControlTests.x264Options(mp4)["crf"].flatMap(Double.init) ?? 0) - last.crf) < 0.001)
+    // Every segment of the corrected rendition is new: as many as the lower
+    // rendition's, each starting with an IDR, the playlist sums to 2 s.
+    let (_, variants) = try HLSCheck.variants(master: dir.appendingPathComponent("videos/item/master.m3u8"))
+    #expect(Set(variants.map(\.segments.count)).count == 1, "\(variants.map(\.segments.count))")
+    for v in variants {
+      #expect(abs(v.segments.reduce(0) { $0 + $1.duration } - 2) < 0.001)
+    }
+    #expect(try Oracle.videoPackets(top).first?.key == true)
+  }
+
+  @Test("a top rendition that meets the target is encoded once: the bundle is byte-identical to one built with the check off")
+  func metTargetChangesNothing() throws {
+    let dir = try Self.tempDir()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let source = dir.appendingPathComponent("bars.mp4")
+    try Self.writeSource(source, filter: "smptebars=size=320x180:rate=30,drawbox=x=t*100:y=60:w=24:h=24:c=white:t=fill")
+    let on = dir.appendingPathComponent("on"), off = dir.appendingPathComponent("off")
+    let built = try Self.build(source, in: on, settings: Self.settings())
+    _ = try Self.build(source, in: off, settings: Self.settings(target: 0))
+    #expect(built.qualityTrials.count == 1 && (built.qualityTrials.first?.ssim ?? 0) >= 0.985, "\(built.qualityTrials)")
+    let a = try Oracle.digests(under: on.appendingPathComponent("videos/item"))
+    let b = try Oracle.digests(under: off.appendingPathComponent("videos/item"))
+    #expect(a.keys.sorted() == b.keys.sorted())
+    for (name, digest) in a where b[name] != digest {
+      let difference = try Oracle.firstDifference(on.appendingPathComponent("videos/item/\(name)"),
+                                                  off.appendingPathComponent("videos/item/\(name)"))
+      Issue.record("\(name) differs with the check on: \(difference ?? "?")")
+    }
+  }
+
+  @Test("a top rendition held to its cap is not encoded again, however far short of the target")
+  func cappedTopRenditionIsLeft() throws {
+    let dir = try Self.tempDir()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let source = dir.appendingPathComponent("grain.mp4")
+    try Self.writeSource(source, filter: "testsrc2=size=320x180:rate=30,noise=alls=16:allf=t")
+    // The default ladder: a 320x180 source is below every rung, its cap 365 kbit/s.
+    let built = try Self.build(source, in: dir, settings: JobSettings())
+    let trials = built.qualityTrials
+    #expect(trials.count == 1 && (trials.first?.ssim ?? 1) < 0.9, "\(trials)")
+    let top = try #require(try Self.variants(in: dir)["320x180"])
+    let bits = Double(try Oracle.videoPacketSizes(top).reduce(0) { $0 + $1.bytes } * 8) / 2
+    #expect(bits >= QualityTarget.heldToCapShare * 365_000 * 0.99, "the grain averaged \(Int(bits)) bit/s")
+  }
+}
