@@ -480,6 +480,11 @@ def main():
         w, h = r["rung"].split("x")
         return int(w) * int(h)
     tops = [max((x for x in rows if x["clip"] == c), key=pixels) for c in dict.fromkeys(r["clip"] for r in rows)]
+    # Per clip: all its rungs' bytes against (b)'s at each rung's SSIM (what a clip's ladder costs to store).
+    for c in dict.fromkeys(r["clip"] for r in rows):
+        mine = [r for r in rows if r["clip"] == c]
+        print(f"clip {c}: Marquee / (b) over its {len(mine)} rungs = "
+              f"{sum(r['mq'] for r in mine) / sum(r['b'] for r in mine):.3f}")
     print(f"\nmedian Marquee / (a) = {ratios_a[len(ratios_a) // 2]:.2f} over {len(rows)} rungs; "
           f"max Marquee / (b) = {max(r['mq'] / r['b'] for r in rows):.3f}; "
           f"(b)'s scatter around its fit up to {max(r['b_rms'] for r in rows):.2%}, standard error up to {max(r['b_se'] for r in rows):.2%}; "
