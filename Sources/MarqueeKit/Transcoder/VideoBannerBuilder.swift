@@ -147,6 +147,12 @@ public struct VideoBannerBuilder: Sendable {
       guard let measured = corrected.topQuality, corrected.renditions.count == 1 else {
         throw MarqueeError(.encodeFailed, "the top rendition's correction measured no SSIM")
       }
+      // The source is read again: it must still be the one the other
+      // renditions were made from (same pictures, same segments).
+      guard corrected.pictureDuration == result.pictureDuration,
+            corrected.renditions[0].segments.segments.map(\.duration) == result.renditions[0].segments.segments.map(\.duration) else {
+        throw MarqueeError(.corruptSource, "the source changed while its top rendition was encoded again (\(corrected.pictureDuration) s of pictures, \(result.pictureDuration) s before)")
+      }
       result.renditions[0] = corrected.renditions[0]
       result.topCRF = corrected.topCRF
       result.topQuality = measured
