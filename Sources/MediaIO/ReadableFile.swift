@@ -130,6 +130,20 @@ public final class ReadableFile: @unchecked Sendable {
     return ReadableFile(descriptor: fd, name: name, identity: identity)
   }
 
+  /// What `fstat(2)` says about the open file now, to compare with
+  /// `identity`: a file written in place since it was opened has another
+  /// size or `st_mtim` (a file renamed over its path moves only the open
+  /// one's `st_ctim` and link count).
+  /// - Throws: `MediaIOError` (`stat`) when `fstat` fails.
+  public func currentIdentity() throws(MediaIOError) -> Identity {
+    var values = [CLongLong](repeating: 0, count: 8)
+    guard marquee_fstat_identity(descriptor, &values) == 0 else {
+      throw .failure("stat", name, String(cString: strerror(errno)), kind: .input(errno: errno))
+    }
+    return Identity(device: values[0], inode: values[1], size: values[2], modified: values[3],
+                    changed: values[4], links: values[5], owner: values[7])
+  }
+
   /// `a FIFO`, `a character device`, … from `st_mode & S_IFMT`.
   static func describeType(_ type: Int32) -> String {
     switch type {

@@ -145,6 +145,19 @@ public enum RenditionPlanner {
     return transform.swapsDimensions ? (dh, dw) : (dw, dh)
   }
 
+  /// Whether two picture sizes show the same aspect ratio, up to what
+  /// rounding each side to an even number of pixels can explain: each side
+  /// of each size is within a pixel of the exact scaled size, so the cross
+  /// products `w1·h2` and `h1·w2` differ by at most `w1 + h1 + w2 + h2 + 1`
+  /// (or 1.2 % of them, the older tolerance, when that is more). Shared by
+  /// the planner's ladder and the verifier's check of it: at 32x18 and
+  /// 18x10 one pixel is 3–10 % of a side.
+  public static func sameAspect(_ a: (width: Int, height: Int), _ b: (width: Int, height: Int)) -> Bool {
+    let cross = abs(a.width * b.height - a.height * b.width)
+    let rounding = a.width + a.height + b.width + b.height + 1
+    return Double(cross) <= max(Double(rounding), 0.012 * Double(a.height * b.height))
+  }
+
   /// Rounds to the nearest even number, at least 2.
   static func even(_ v: Double) -> Int { max(2, Int((v / 2).rounded()) * 2) }
 

@@ -42,6 +42,10 @@ public struct TranscodeRequest: Sendable {
   public var onlyTopRendition = false
   /// The top rendition's CRF instead of `crf` + its offset; nil: that.
   public var topCRF: Double?
+  /// The source, already opened (`InputLimits.openSourceFile`), so that a
+  /// correction reads the very file the first encode read, whatever has
+  /// been renamed over its path since; nil: `source` is opened.
+  public var sourceFile: ReadableFile?
 
   /// The first segment's length by default, seconds: a 1 s first segment
   /// keeps the bytes before the first picture (init section + first

@@ -1,4 +1,5 @@
 import Foundation
+import MediaIO
 
 /// A built video banner: its manifest entry and what to tell the user.
 public struct BuiltVideoBanner: Sendable {
@@ -12,6 +13,8 @@ public struct BuiltVideoBanner: Sendable {
   /// The top rendition's encodes for the SSIM target, in order (empty when
   /// `video_target_ssim` is 0): one, or more when it was encoded again.
   public var qualityTrials: [QualityTarget.Trial] = []
+  /// Why the last trial is still short of the target (`QualityTarget.shortfall`); nil when it is not.
+  public var qualityShortfall: String? = nil
 }
 
 /// The video banner's stage chain: transcoder (and, when the top rendition
@@ -67,8 +70,16 @@ public struct VideoBannerBuilder: Sendable {
       encoderThreads: encoderThreads, mp4Height: settings.mp4Height, budget: budget, progress: progress,
       crf: settings.videoCRF, pictureSink: coverSink)
     request.measuresTopQuality = settings.videoTargetSSIM > 0
+    // Opened once for the first encode and its corrections: a correction
+    // must read the very file the other renditions were made from.
+    let sourceFile: ReadableFile
+    do { sourceFile = try limits.openSourceFile(atPath: spec.source.path) } catch {
+      throw MarqueeError.decoding(error, file: nil)
+    }
+    request.sourceFile = sourceFile
     var result = try Transcoder().run(request)
-    let trials = try reachTargetSSIM(&result, request: request, itemFolder: dir)
+    try Self.checkUnchanged(sourceFile)
+    let (trials, shortfall) = try reachTargetSSIM(&result, request: request, itemFolder: dir)
 
     // Master and I-frame playlists from the segments the muxers wrote.
     var variants: [MasterPlaylistWriter.Variant] = []
@@ -108,9 +119,26 @@ public struct VideoBannerBuilder: Sendable {
                          result.hasAudio ? " + AAC" : "", duration, coverOutput.origin)
     if !trials.isEmpty {
       summary += ", top SSIM " + trials.map { String(format: "%.4f at CRF %.2f", $0.ssim, $0.crf) }.joined(separator: " → ")
+      if let why = shortfall { summary += String(format: " (under the target %.3f: %@)", settings.videoTargetSSIM, why) }
     }
     return BuiltVideoBanner(entry: entry, warnings: result.warnings + coverOutput.warnings, summary: summary,
-                            result: result, coverTime: coverOutput.time, qualityTrials: trials)
+                            result: result, coverTime: coverOutput.time, qualityTrials: trials,
+                            qualityShortfall: shortfall)
+  }
+
+  /// Fails the item when its source was written in place while it was
+  /// being encoded (its size or `st_mtim` moved since it was opened): the renditions could hold pictures of two different files.
+  /// A file renamed over the path is not seen at all, since the encodes
+  /// read the descriptor opened first.
+  static func checkUnchanged(_ file: ReadableFile) throws {
+    let now: ReadableFile.Identity
+    do { now = try file.currentIdentity() } catch { throw MarqueeError.decoding(error, file: nil) }
+    // Size and `st_mtim` only: a file renamed over the path unlinks the one
+    // read here, which moves its `st_ctim` and link count, not its bytes.
+    let was = file.identity
+    guard now.device == was.device, now.inode == was.inode, now.size == was.size, now.modified == was.modified else {
+      throw MarqueeError(.corruptSource, "the source file was written to while it was being encoded (size \(file.identity.size) → \(now.size) bytes); build again once it is complete")
+    }
   }
 
   /// Encodes the top rendition again at a lower CRF while it misses
@@ -119,12 +147,12 @@ public struct VideoBannerBuilder: Sendable {
   /// source is decoded again for each correction; the other renditions are
   /// kept as they are.
   ///
-  /// - Returns: the top rendition's encodes, the first one included; empty
-  ///   when the check is off.
+  /// - Returns: the top rendition's encodes, the first one included (empty
+  ///   when the check is off), and why the last is still short, if it is.
   /// - Throws: what the transcoder throws; the caller removes the item.
   private func reachTargetSSIM(_ result: inout TranscodeResult, request: TranscodeRequest,
-                               itemFolder dir: URL) throws -> [QualityTarget.Trial] {
-    guard settings.videoTargetSSIM > 0, var quality = result.topQuality else { return [] }
+                               itemFolder dir: URL) throws -> ([QualityTarget.Trial], String?) {
+    guard settings.videoTargetSSIM > 0, var quality = result.topQuality else { return ([], nil) }
     let target = QualityTarget(ssim: settings.videoTargetSSIM)
     let top = result.renditions[0].plan
     let lowest = max(JobSettings.videoCRFRange.lowerBound, top.crf(jobCRF: settings.videoCRF) - QualityTarget.maxLowering)
@@ -147,11 +175,14 @@ public struct VideoBannerBuilder: Sendable {
       guard let measured = corrected.topQuality, corrected.renditions.count == 1 else {
         throw MarqueeError(.encodeFailed, "the top rendition's correction measured no SSIM")
       }
-      // The source is read again: it must still be the one the other
-      // renditions were made from (same pictures, same segments).
+      // The source is read again, through the descriptor the first encode
+      // read (so a file renamed over its path is not seen): it must not have
+      // been written in place meanwhile, and must give the same pictures.
+      if let file = request.sourceFile { try Self.checkUnchanged(file) }
       guard corrected.pictureDuration == result.pictureDuration,
             corrected.renditions[0].segments.segments.map(\.duration) == result.renditions[0].segments.segments.map(\.duration) else {
-        throw MarqueeError(.corruptSource, "the source changed while its top rendition was encoded again (\(corrected.pictureDuration) s of pictures, \(result.pictureDuration) s before)")
+        throw MarqueeError(.corruptSource, String(format: "the source changed while its top rendition was encoded again (%.3f s of pictures, %.3f s before)",
+                                                  corrected.pictureDuration, result.pictureDuration))
       }
       result.renditions[0] = corrected.renditions[0]
       result.topCRF = corrected.topCRF
@@ -159,6 +190,6 @@ public struct VideoBannerBuilder: Sendable {
       quality = measured
       trials.append(.init(crf: crf, ssim: measured.ssim))
     }
-    return trials
+    return (trials, target.shortfall(after: trials, heldToCap: heldToCap(), lowest: lowest))
   }
 }

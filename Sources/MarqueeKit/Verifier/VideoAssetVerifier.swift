@@ -121,9 +121,8 @@ struct VideoAssetVerifier {
       if let r = resolution {
         if r.width * r.height > (largest.map { $0.0 * $0.1 } ?? 0) { largest = (r.width, r.height) }
         if let a = aspect {
-          // Even-pixel rounding moves a side by up to 2 pixels.
-          let cross = abs(r.width * a.1 - r.height * a.0)
-          if Double(cross) > 0.012 * Double(r.height * a.1) {
+          // Even-pixel rounding moves each side by up to a pixel.
+          if !RenditionPlanner.sameAspect((r.width, r.height), (a.0, a.1)) {
             fail(master, "variant \(variant.uri) is \(r.width)x\(r.height), not the aspect ratio of \(a.0)x\(a.1)")
           }
         } else {

@@ -1,5 +1,6 @@
 import Foundation
 import MarqueeTestSupport
+import MediaIO
 import Testing
 
 @testable import MarqueeKit
@@ -21,6 +22,43 @@ struct QualityTargetTests {
     #expect(target.nextCRF(after: [Trial(crf: 17, ssim: 0.97)], heldToCap: false, lowest: 17) == nil)
     let three = [Trial(crf: 23, ssim: 0.97), Trial(crf: 21, ssim: 0.975), Trial(crf: 19, ssim: 0.98)]
     #expect(target.nextCRF(after: three, heldToCap: false, lowest: 10) == nil)
+    // Within a quarter point of the floor: no encode for a tenth of a point.
+    let nearFloor = [Trial(crf: 35, ssim: 0.9749), Trial(crf: 29.1, ssim: 0.9836)]
+    #expect(target.nextCRF(after: nearFloor, heldToCap: false, lowest: 29) == nil)
+    // And the log says why it stopped short.
+    #expect(target.shortfall(after: nearFloor, heldToCap: false, lowest: 29) == "at the lowest CRF allowed, 29.0")
+    #expect(target.shortfall(after: [Trial(crf: 23, ssim: 0.97)], heldToCap: true, lowest: 17) == "held to its bit-rate cap")
+    #expect(target.shortfall(after: three, heldToCap: false, lowest: 10) == "after 2 corrections")
+    #expect(target.shortfall(after: [Trial(crf: 23, ssim: 0.99)], heldToCap: false, lowest: 17) == nil)
+  }
+
+  @Test("the source is read through one descriptor: a file renamed over its path is not seen; one written in place fails the item")
+  func sourceReplacedDuringTheBuild() throws {
+    let dir = try Self.tempDir()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let path = dir.appendingPathComponent("src.mp4")
+    try Data(repeating: 1, count: 1000).write(to: path)
+    let file = try ReadableFile.open(path: path.path)
+    // Replaced the way editors and sync tools do: a new file renamed over the path.
+    let other = dir.appendingPathComponent("other.tmp")
+    try Data(repeating: 2, count: 2000).write(to: other)
+    #expect(rename(other.path, path.path) == 0)
+    try VideoBannerBuilder.checkUnchanged(file)
+    var byte = [UInt8](repeating: 0, count: 1)
+    _ = byte.withUnsafeMutableBytes { file.read(at: 0, into: $0) }
+    #expect(byte == [1], "the descriptor still reads the first file")
+    // Written in place: the same inode grows.
+    let inPlace = dir.appendingPathComponent("inplace.mp4")
+    try Data(repeating: 1, count: 1000).write(to: inPlace)
+    let second = try ReadableFile.open(path: inPlace.path)
+    let handle = try FileHandle(forWritingTo: inPlace)
+    handle.seekToEndOfFile()
+    handle.write(Data(repeating: 3, count: 10))
+    try handle.close()
+    #expect(throws: MarqueeError.self) { try VideoBannerBuilder.checkUnchanged(second) }
+    do { try VideoBannerBuilder.checkUnchanged(second) } catch let e as MarqueeError {
+      #expect(e.code == .corruptSource && e.message.contains("written to while it was being encoded"), "\(e)")
+    }
   }
 
   @Test("the first correction assumes 0.4 dB per CRF point plus a quarter point; the next uses the slope measured between the two")

@@ -93,6 +93,25 @@ struct TranscoderPlanningTests {
     #expect(tall.renditions.map(\.bitRate) == [6_000_000, 3_000_000, 2_000_000, 730_000])
   }
 
+  @Test("tiny sources: every rendition of the ladder has the aspect ratio the verifier checks for, one pixel of rounding allowed")
+  func tinyLaddersKeepTheirAspect() {
+    // Sizes a new user found failing their own verification (32x18 → 18x10 was 2.2 % off
+    // the old 1.2 % tolerance), and neighbours.
+    for (w, h) in [(32, 18), (30, 17), (33, 19), (40, 22), (16, 16), (24, 16), (48, 27), (64, 36), (100, 56), (322, 182), (17, 17)] {
+      let plan = RenditionPlanner.plan(stream: Self.stream(w, h), requests: RenditionRequest.defaultLadder, maxHeight: 720)
+      #expect(plan.renditions.count == 2, "\(w)x\(h): \(plan.renditions.map { "\($0.width)x\($0.height)" })")
+      for r in plan.renditions {
+        let first = plan.renditions[0]
+        #expect(RenditionPlanner.sameAspect((r.width, r.height), (first.width, first.height)),
+                "\(w)x\(h): \(r.width)x\(r.height) against \(first.width)x\(first.height)")
+      }
+    }
+    // Large pictures keep the tight check: 1280x720 against 640x368 is 2 % off.
+    #expect(RenditionPlanner.sameAspect((1280, 720), (640, 360)))
+    #expect(!RenditionPlanner.sameAspect((1280, 720), (640, 368)))
+    #expect(!RenditionPlanner.sameAspect((1280, 720), (720, 1280)))
+  }
+
   @Test("rates scale with pixels^0.75 and frame rate^0.585 from the rung they come from; a small source is not given a big rung's rate")
   func ladderRates() {
     let ladder = RenditionRequest.defaultLadder

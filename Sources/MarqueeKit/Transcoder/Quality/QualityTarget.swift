@@ -66,7 +66,7 @@ public struct QualityTarget: Sendable, Equatable {
   ///     at least `JobSettings.videoCRFRange`'s lower bound).
   /// - Returns: nil when the last trial reached the target, was held to its
   ///   cap, `maxCorrections` corrections were made, or the CRF is already
-  ///   at `lowest`. Otherwise the CRF the slope says reaches the target,
+  ///   at `lowest` or within a quarter point of it. Otherwise the CRF the slope says reaches the target,
   ///   plus `margin`: the slope between the last two trials when they
   ///   differ by at least 0.1 dB per CRF point, else `decibelsPerCRF`.
   ///   Always at least 0.25 below the last CRF, rounded down to a tenth,
@@ -84,7 +84,17 @@ public struct QualityTarget: Sendable, Equatable {
     let step = max(0.25, shortfall / slope + Self.margin)
     // Down to a tenth, the precision libx264 writes its `crf` with in the
     // stream's options SEI.
-    let next = ((last.crf - step) * 10 + 1e-6).rounded(.down) / 10
-    return max(lowest, next)
+    let next = max(lowest, ((last.crf - step) * 10 + 1e-6).rounded(.down) / 10)
+    // Held at the floor a step can shrink to a tenth: not worth an encode.
+    return last.crf - next >= 0.25 - 1e-9 ? next : nil
+  }
+
+  /// Why the last trial is still short of the target, in a few words, or
+  /// nil when it reached it: the same tests as `nextCRF`.
+  public func shortfall(after trials: [Trial], heldToCap: Bool, lowest: Double) -> String? {
+    guard let last = trials.last, last.ssim < ssim else { return nil }
+    if heldToCap { return "held to its bit-rate cap" }
+    if trials.count > Self.maxCorrections { return "after \(Self.maxCorrections) corrections" }
+    return "at the lowest CRF allowed, \(String(format: "%.1f", lowest))"
   }
 }
