@@ -27,7 +27,8 @@ struct CoverCorpusTests {
       note: "5-frame fade into a white title card with a blue logo (mean luma 235)"),
   ]
 
-  /// Builds `file` into a temporary bundle folder.
+  /// Builds `file` into a temporary bundle folder, which the caller
+  /// removes; removed here when the build throws.
   static func build(_ file: String, cover: CoverPolicy = .auto) throws -> (dir: URL, built: BuiltVideoBanner) {
     let source = try Corpus.url(file)
     let dir = FileManager.default.temporaryDirectory.appendingPathComponent("marquee-cover-\(UUID().uuidString)")
@@ -36,9 +37,14 @@ struct CoverCorpusTests {
     let spec = BannerSpec(
       id: "item", kind: .video, source: source, sourceText: file, link: nil, autoplay: true, muted: true,
       cover: cover, jsonPath: "banners[0]")
-    let built = try VideoBannerBuilder(settings: JobSettings(maxHeight: 360), darkVariants: DarkVariantGenerator())
-      .build(spec, bundleRoot: dir, folder: "videos/item")
-    return (dir, built)
+    do {
+      let built = try VideoBannerBuilder(settings: JobSettings(maxHeight: 360), darkVariants: DarkVariantGenerator())
+        .build(spec, bundleRoot: dir, folder: "videos/item")
+      return (dir, built)
+    } catch {
+      try? FileManager.default.removeItem(at: dir)
+      throw error
+    }
   }
 
   /// The written cover decoded by ffmpeg to gray at its own size, and the
