@@ -130,12 +130,20 @@ public final class ReadableFile: @unchecked Sendable {
     return ReadableFile(descriptor: fd, name: name, identity: identity)
   }
 
-  /// What `fstat(2)` says about the open file now, to compare with
-  /// `identity`: a file written in place since it was opened has another
-  /// size or `st_mtim` (a file renamed over its path moves only the open
-  /// one's `st_ctim` and link count).
+  /// Whether the open file's bytes may have changed since it was opened:
+  /// `fstat(2)` now gives another size or `st_mtim` than `identity`. A file
+  /// renamed over its path is not a change of this one (that moves only its
+  /// `st_ctim` and link count), since reads go through this descriptor.
+  /// - Returns: the size now when it was written to, else nil.
   /// - Throws: `MediaIOError` (`stat`) when `fstat` fails.
-  public func currentIdentity() throws(MediaIOError) -> Identity {
+  public func sizeIfWrittenSinceOpened() throws(MediaIOError) -> Int64? {
+    let now = try currentIdentity()
+    return now.size == identity.size && now.modified == identity.modified ? nil : now.size
+  }
+
+  /// What `fstat(2)` says about the open file now.
+  /// - Throws: `MediaIOError` (`stat`) when `fstat` fails.
+  func currentIdentity() throws(MediaIOError) -> Identity {
     var values = [CLongLong](repeating: 0, count: 8)
     guard marquee_fstat_identity(descriptor, &values) == 0 else {
       throw .failure("stat", name, String(cString: strerror(errno)), kind: .input(errno: errno))

@@ -131,13 +131,10 @@ public struct VideoBannerBuilder: Sendable {
   /// A file renamed over the path is not seen at all, since the encodes
   /// read the descriptor opened first.
   static func checkUnchanged(_ file: ReadableFile) throws {
-    let now: ReadableFile.Identity
-    do { now = try file.currentIdentity() } catch { throw MarqueeError.decoding(error, file: nil) }
-    // Size and `st_mtim` only: a file renamed over the path unlinks the one
-    // read here, which moves its `st_ctim` and link count, not its bytes.
-    let was = file.identity
-    guard now.device == was.device, now.inode == was.inode, now.size == was.size, now.modified == was.modified else {
-      throw MarqueeError(.corruptSource, "the source file was written to while it was being encoded (size \(file.identity.size) → \(now.size) bytes); build again once it is complete")
+    let written: Int64?
+    do { written = try file.sizeIfWrittenSinceOpened() } catch { throw MarqueeError.decoding(error, file: nil) }
+    if let size = written {
+      throw MarqueeError(.corruptSource, "the source file was written to while it was being encoded (size \(file.identity.size) → \(size) bytes); build again once it is complete")
     }
   }
 

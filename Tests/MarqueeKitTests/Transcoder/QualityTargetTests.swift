@@ -82,11 +82,7 @@ struct QualityTargetTests {
 
   // MARK: - Builds
 
-  static func tempDir() throws -> URL {
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("marquee-qt-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-    return dir
-  }
+  static func tempDir() throws -> URL { try RateControlTests.tempDir() }
 
   /// A 2 s 320x180 30 fps clip, stored losslessly and tagged BT.709 limited
   /// range, so Marquee's top rendition pictures are the source's own pixels.
@@ -115,26 +111,15 @@ struct QualityTargetTests {
   }
 
   static func build(_ source: URL, in dir: URL, settings: JobSettings) throws -> BuiltVideoBanner {
-    MediaLog.set(.quiet)
-    let spec = BannerSpec(id: "item", kind: .video, source: source, sourceText: source.lastPathComponent, link: nil,
-                          autoplay: true, muted: true, cover: .first, jsonPath: "banners[0]")
-    return try VideoBannerBuilder(settings: settings, darkVariants: DarkVariantGenerator())
-      .build(spec, bundleRoot: dir, folder: "videos/item", budget: .unlimited)
+    try RateControlTests.build(source, in: dir, settings: settings)
   }
 
   /// Each variant of the item's master playlist as one file (init section
   /// and segments joined), by resolution.
   static func variants(in dir: URL) throws -> [String: URL] {
-    let (_, variants) = try HLSCheck.variants(master: dir.appendingPathComponent("videos/item/master.m3u8"))
+    let (_, variants) = try HLSCheck.variants(master: RateControlTests.master(dir))
     var files: [String: URL] = [:]
-    for v in variants {
-      var data = Data()
-      if let m = v.mapURL { data.append(try Data(contentsOf: m)) }
-      for s in v.segments { data.append(try Data(contentsOf: s.url)) }
-      let url = dir.appendingPathComponent("whole-\(UUID().uuidString).mp4")
-      try data.write(to: url)
-      files[v.attributes["RESOLUTION"] ?? ""] = url
-    }
+    for v in variants { files[v.attributes["RESOLUTION"] ?? ""] = try RateControlTests.wholeVariant(v, into: dir) }
     return files
   }
 
@@ -173,7 +158,7 @@ struct QualityTargetTests {
     #expect(abs((try RateControlTests.x264Options(mp4)["crf"].flatMap(Double.init) ?? 0) - last.crf) < 0.001)
     // Every segment of the corrected rendition is new: as many as the lower
     // rendition's, each starting with an IDR, the playlist sums to 2 s.
-    let (_, variants) = try HLSCheck.variants(master: dir.appendingPathComponent("videos/item/master.m3u8"))
+    let (_, variants) = try HLSCheck.variants(master: RateControlTests.master(dir))
     #expect(Set(variants.map(\.segments.count)).count == 1, "\(variants.map(\.segments.count))")
     for v in variants {
       #expect(abs(v.segments.reduce(0) { $0 + $1.duration } - 2) < 0.001)

@@ -18,12 +18,9 @@ final class SourceStreams {
   ///   limit; `MarqueeError` when it has no video stream (`corruptSource`)
   ///   or its picture is under `Transcoder.minimumSide` (`limitExceeded`).
   init(_ request: TranscodeRequest) throws {
-    if let file = request.sourceFile {
-      input = try InputContainer(file: file, path: request.source.path, allowedFormats: InputContainer.videoFormats,
-                                 limits: request.limits)
-    } else {
-      input = try InputContainer(path: request.source.path, allowedFormats: InputContainer.videoFormats, limits: request.limits)
-    }
+    let file = try request.sourceFile ?? request.limits.openSourceFile(atPath: request.source.path)
+    input = try InputContainer(file: file, path: request.source.path, allowedFormats: InputContainer.videoFormats,
+                               limits: request.limits)
     guard let video = input.bestStream(.video) else {
       throw MarqueeError(.corruptSource, "no video stream (found: \(input.streams.map { $0.codecName }.joined(separator: ", ")))")
     }
