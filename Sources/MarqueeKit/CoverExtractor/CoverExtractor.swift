@@ -11,6 +11,11 @@ public struct CoverFiles: Sendable, Equatable {
   public var height: Int
   /// How the dark variant classified the picture.
   public var darkKind: ImageContentKind
+  /// The method that made the dark cover.
+  public var darkMethod: DarkMethod = .dimmed
+  /// The dark-variant rules the dark cover still breaks, in words (empty
+  /// normally; see `DarkVariant.problems`).
+  public var darkProblems: [String] = []
 }
 
 /// Writes a chosen cover picture as WebP and JPEG, with its dark variant
@@ -39,8 +44,10 @@ public struct CoverExtractor: Sendable {
   /// - Throws: `MediaIOError` from the encoders, or a file-system error.
   public func write(_ picture: RGBAImage, into itemFolder: URL) throws -> CoverFiles {
     let dark = darkVariants.makeDarkVariant(of: picture)
-    let files = CoverFiles(webp: "cover.webp", jpeg: "cover.jpg", darkWebP: "cover.dark.webp", darkJPEG: "cover.dark.jpg",
+    var files = CoverFiles(webp: "cover.webp", jpeg: "cover.jpg", darkWebP: "cover.dark.webp", darkJPEG: "cover.dark.jpg",
                            width: picture.width, height: picture.height, darkKind: dark.kind)
+    files.darkMethod = dark.method
+    files.darkProblems = dark.problems
     let writes: [(String, Data)] = [
       (files.webp, try WebPEncoder.encode(picture, quality: webpQuality)),
       (files.jpeg, try JPEGEncoder.encode(picture, quality: jpegQuality)),

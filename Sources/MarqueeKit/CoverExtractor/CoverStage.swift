@@ -92,6 +92,7 @@ public struct CoverStage: Sendable {
     let files = try CoverExtractor(webpQuality: settings.webpQuality, jpegQuality: settings.jpegQuality,
                                    darkVariants: darkVariants)
       .write(picture, into: itemFolder)
+    warnings += files.darkProblems.map { "dark cover (\(files.darkMethod.rawValue)): \($0)" }
     return Output(files: files, time: time, warnings: warnings, origin: origin)
   }
 }

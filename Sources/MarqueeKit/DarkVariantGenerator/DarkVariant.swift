@@ -30,6 +30,32 @@ public enum ImageContentKind: String, Sendable, Equatable, Hashable,
   case transparent
 }
 
+// MARK: - Method
+
+/// How a dark variant was made: one method per kind of content, chosen by
+/// what the picture is and checked against `PictureLook`'s dark-variant
+/// rules (``DarkVariantGenerator/makeDarkVariant(of:)``).
+public enum DarkMethod: String, Sendable, Equatable, Hashable, CaseIterable {
+  /// Luma scaled to about 72 %, saturation lowered by about 12 %, never
+  /// inverted: photographs, and brand-coloured fills (the fill kept,
+  /// dimmed, with its text as it was).
+  case dimmed = "dimmed"
+  /// The light ground (and soft shadows on it) recoloured to the surface,
+  /// the subject kept: a product on a plain light ground.
+  case groundRecoloured = "ground recoloured"
+  /// The light ground recoloured, the subject's graphics (text, line art,
+  /// panels, icons) lightness-inverted in OKLab with hue and chroma kept,
+  /// its photographic parts kept: text and graphics on a light ground,
+  /// with or without a product.
+  case graphicsInverted = "graphics inverted"
+  /// ``graphicsInverted`` with the products dimmed like a photograph: a
+  /// large white product that would otherwise glare.
+  case graphicsInvertedProductDimmed = "graphics inverted, product dimmed"
+  /// Alpha kept; dark flat ink lightened, other content's highlights
+  /// dimmed: logos and cut-outs on transparency.
+  case alphaKept = "alpha kept, ink lifted"
+}
+
 // MARK: - Result
 
 /// The dark variant of one image and what was done to it.
@@ -37,8 +63,14 @@ public struct DarkVariant: Sendable, Equatable {
   /// The darkened image: same width and height as the input, RGBA, sRGB,
   /// straight alpha, alpha bytes identical to the input's.
   public var image: RGBAImage
-  /// How the input was classified, which decides the treatment.
+  /// How the input was classified, which decides the methods tried.
   public var kind: ImageContentKind
+  /// The method that made ``image``.
+  public var method: DarkMethod = .dimmed
+  /// The rules ``image`` still breaks (`PictureLook.judgeDarkVariant`),
+  /// in words, when no method met them all: the least bad variant is kept
+  /// and these become warnings. Empty normally.
+  public var problems: [String] = []
   /// Mean sRGB-encoded BT.709 luma (0...255) of the input, alpha-weighted:
   /// fully transparent pixels do not count; for an opaque image it is the
   /// plain mean. 0 when every pixel is transparent.

@@ -72,6 +72,14 @@ extension DarkVariantGenerator {
   func darkenLightBackground(_ image: RGBAImage, analysis: Analysis)
     -> RGBAImage
   {
+    recolourLightBackground(image, analysis: analysis).image
+  }
+
+  /// ``darkenLightBackground(_:analysis:)``, with the backdrop mask it used
+  /// (``MaskState``, one byte per pixel).
+  func recolourLightBackground(_ image: RGBAImage, analysis: Analysis)
+    -> (image: RGBAImage, mask: [UInt8])
+  {
     let w = image.width
     let h = image.height
     var mask = backdropMask(
@@ -116,7 +124,7 @@ extension DarkVariantGenerator {
     decontaminateEdges(
       image, output: &out, mask: mask, dim: dim,
       bandWidth: min(max(options.featherRadius, 0), 4))
-    return RGBAImage(width: w, height: h, pixels: out)
+    return (RGBAImage(width: w, height: h, pixels: out), mask)
   }
 
   /// States of a pixel in the backdrop mask.

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Makes the dark-mode variant of a cover or image banner, on pixels.
 ///
 /// The client shows a dark variant in dark mode (`?theme=dark`); it must be
@@ -96,32 +98,99 @@ public struct DarkVariantGenerator: Sendable {
 
   // MARK: - API
 
-  /// Classifies `image` and makes its dark variant.
+  /// Classifies `image`, makes its dark variant with the first method for
+  /// its kind that meets every rule, and says which.
   ///
-  /// The result is darker as shown (`PictureLook.darkerAsShown`: the
-  /// original on ``Options/lightSurface``, the variant on
-  /// ``Options/surface``), the rule `marquee verify` checks: when a
-  /// treatment alone does not get there (a light-ink logo on transparency
-  /// whose light surface is itself dark), the photograph dim is applied on
-  /// top, up to four times.
+  /// The methods tried, in order (``methods(for:)``):
+  /// - a photograph: ``DarkMethod/dimmed``;
+  /// - a plain light ground (white, grey, a pale tint):
+  ///   ``DarkMethod/graphicsInverted``, then
+  ///   ``DarkMethod/graphicsInvertedProductDimmed``, then
+  ///   ``DarkMethod/groundRecoloured``, then ``DarkMethod/dimmed``;
+  /// - a brand-coloured light ground (OKLab chroma 0.08 or more, a yellow
+  ///   card): ``DarkMethod/dimmed`` (the fill kept), then the two
+  ///   graphics-inverting methods;
+  /// - transparency: ``DarkMethod/alphaKept``, then ``DarkMethod/dimmed``.
+  ///
+  /// Each result is judged by `PictureLook.judgeDarkVariant` (legible, no
+  /// glare, photos stay photos, darker as shown: the rules `marquee verify`
+  /// checks). A result that is not darker as shown (a light-ink logo on
+  /// transparency whose light surface is itself dark) first gets the
+  /// photograph dim on top, up to four times. When no method meets every
+  /// rule, the least bad result is returned with its ``DarkVariant/problems``.
   ///
   /// - Parameter image: The light original, sRGB, straight alpha.
   /// - Returns: The dark variant (same size, alpha bytes unchanged), its
-  ///   classification and the mean luma before and after.
+  ///   classification and method, and the mean luma before and after.
   public func makeDarkVariant(of image: RGBAImage) -> DarkVariant {
     let analysis = analyze(image)
-    var output: RGBAImage
+    var best: (variant: DarkVariant, shortfall: Double)?
+    for method in methods(for: analysis) {
+      var variant = apply(method, to: image, analysis: analysis)
+      let judgement = PictureLook.judgeDarkVariant(
+        light: image, dark: variant.image, surfaces: surfaces, isPhotograph: analysis.kind == .photograph)
+      if judgement.passes { return variant }
+      variant.problems = judgement.problems
+      if let kept = best, kept.shortfall <= judgement.shortfall { continue }
+      best = (variant, judgement.shortfall)
+    }
+    return best?.variant ?? apply(.dimmed, to: image, analysis: analysis)
+  }
+
+  /// Makes the dark variant of `image` with a method already chosen (for
+  /// the other widths of a ladder, or the other frames of an animation,
+  /// so every one looks alike), without judging it.
+  public func makeDarkVariant(of image: RGBAImage, using method: DarkMethod) -> DarkVariant {
+    apply(method, to: image, analysis: analyze(image))
+  }
+
+  /// The methods to try for a picture, best first (see
+  /// ``makeDarkVariant(of:)``).
+  func methods(for analysis: Analysis) -> [DarkMethod] {
     switch analysis.kind {
-    case .lightBackground:
-      output = darkenLightBackground(image, analysis: analysis)
     case .photograph:
-      output = darkenPhotograph(image)
+      return [.dimmed]
     case .transparent:
+      return [.alphaKept, .dimmed]
+    case .lightBackground:
+      let ground = analysis.background
+      if OKLab(r: ground.r, g: ground.g, b: ground.b).chroma >= Self.brandFillChroma {
+        return [.dimmed, .graphicsInverted, .graphicsInvertedProductDimmed]
+      }
+      return [.graphicsInverted, .graphicsInvertedProductDimmed, .groundRecoloured, .dimmed]
+    }
+  }
+
+  /// OKLab chroma from which a light ground is a brand colour whose fill is
+  /// kept (a yellow `#FFD400` has 0.17, a pale grey-blue `#F2F2F7` 0.005).
+  static let brandFillChroma = 0.08
+
+  /// The two surfaces of the options, for `PictureLook`.
+  var surfaces: PictureLook.Surfaces {
+    PictureLook.Surfaces(light: options.lightSurface, dark: options.surface)
+  }
+
+  /// One method applied, with the darker-as-shown passes.
+  func apply(_ method: DarkMethod, to image: RGBAImage, analysis: Analysis) -> DarkVariant {
+    var output: RGBAImage
+    switch method {
+    case .dimmed:
+      output = darkenPhotograph(image)
+    case .groundRecoloured, .graphicsInverted, .graphicsInvertedProductDimmed:
+      // A ground the classifier did not call light is estimated afresh.
+      var lightAnalysis = analysis
+      if analysis.kind != .lightBackground {
+        lightAnalysis.kind = .lightBackground
+      }
+      let recoloured = recolourLightBackground(image, analysis: lightAnalysis)
+      output = recoloured.image
+      if method != .groundRecoloured {
+        let products = method == .graphicsInvertedProductDimmed ? darkenPhotograph(output) : output
+        output = invertGraphics(image, kept: output, products: products, mask: recoloured.mask, analysis: lightAnalysis)
+      }
+    case .alphaKept:
       output = darkenTransparent(image)
     }
-    let surfaces = PictureLook.Surfaces(
-      light: options.lightSurface,
-      dark: options.surface)
     let shownLight = PictureLook.shownMeanLuma(image, on: surfaces.light)
     var passes = 0
     while passes < 4,
@@ -129,10 +198,12 @@ public struct DarkVariantGenerator: Sendable {
       output = darkenPhotograph(output)
       passes += 1
     }
-    return DarkVariant(
+    var variant = DarkVariant(
       image: output, kind: analysis.kind,
       meanLumaBefore: Luma.mean(of: image),
       meanLumaAfter: Luma.mean(of: output))
+    variant.method = method
+    return variant
   }
 
   /// How ``makeDarkVariant(of:)`` would classify `image`.

@@ -62,12 +62,12 @@ extension ImageRenderer {
 
     // Dark frames: one treatment for the whole animation, so frames do not
     // flicker between treatments when the classifier's verdict varies.
-    let generator = darkGenerator
-    let firstKind = canvases.first.map { generator.classify($0) } ?? .photograph
+    // The method is chosen and judged on the widest rung's first frame.
+    var chosen: DarkVariant?
 
     var files: [(String, Data)] = []
     var renditions: [RenderedImageSet.Rendition] = []
-    for size in sizes {
+    for size in sizes.reversed() {
       var rungFrames: [RGBAImage] = []
       for canvas in canvases {
         do {
@@ -76,7 +76,8 @@ extension ImageRenderer {
           throw MarqueeError.encoding(error, file: file, output: "the \(size.width)x\(size.height) animation")
         }
       }
-      let darkFrames = darkAnimation(rungFrames, kind: firstKind)
+      if chosen == nil, let first = rungFrames.first { chosen = darkGenerator.makeDarkVariant(of: first) }
+      let darkFrames = darkAnimation(rungFrames, method: chosen?.method ?? .dimmed)
       let names = paths(width: size.width)
       do {
         files.append((names.webp, try AnimatedWebPEncoder.encode(frames: rungFrames, durations: durations,
@@ -90,27 +91,22 @@ extension ImageRenderer {
       } catch {
         throw MarqueeError.encoding(error, file: file, output: "the \(size.width)x\(size.height) animation")
       }
-      renditions.append(names.rendition(width: size.width, height: size.height))
+      renditions.insert(names.rendition(width: size.width, height: size.height), at: 0)
     }
-    let set = RenderedImageSet(
+    warnings += Self.darkWarnings(chosen)
+    var set = RenderedImageSet(
       widths: renditions, isAnimated: true, frameCount: canvases.count, animationDuration: durations.reduce(0, +),
       sourceWidth: header.width, sourceHeight: header.height, sourceSummary: header.summary,
-      darkKind: firstKind, warnings: unique(warnings))
+      darkKind: chosen?.kind ?? .photograph, warnings: unique(warnings))
+    set.darkMethod = chosen?.method ?? .dimmed
     return (files, set)
   }
 
-  /// Darkens every frame with the same treatment: the generator's own
-  /// choice when it makes the same one for every frame, otherwise the
-  /// first frame's kind (transparent art keeps its alpha treatment, anything
-  /// else is dimmed as a photograph, the treatment that never destroys a
-  /// subject).
-  func darkAnimation(_ frames: [RGBAImage], kind: ImageContentKind) -> [RGBAImage] {
+  /// Darkens every frame with the same method, the one chosen for the
+  /// first frame of the widest rung, so frames do not flicker between
+  /// treatments.
+  func darkAnimation(_ frames: [RGBAImage], method: DarkMethod) -> [RGBAImage] {
     let generator = darkGenerator
-    let variants = frames.map { generator.makeDarkVariant(of: $0) }
-    if variants.allSatisfy({ $0.kind == kind }) { return variants.map(\.image) }
-    switch kind {
-    case .transparent: return frames.map { generator.darkenTransparent($0) }
-    case .photograph, .lightBackground: return frames.map { generator.darkenPhotograph($0) }
-    }
+    return frames.map { generator.makeDarkVariant(of: $0, using: method).image }
   }
 }

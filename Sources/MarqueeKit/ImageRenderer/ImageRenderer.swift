@@ -95,24 +95,29 @@ public struct ImageRenderer: Sendable {
     }
     var files: [(String, Data)] = []
     var renditions: [RenderedImageSet.Rendition] = []
-    var darkKind = ImageContentKind.photograph
-    for rung in ladder {
+    // The dark method is chosen and judged on the widest rung (the
+    // banners.json `url`, the one `verify` judges) and applied to the others,
+    // so every width looks alike.
+    var chosen: DarkVariant?
+    for rung in ladder.reversed() {
       let resized: RGBAImage
       do {
         resized = try ImageResampler.resize(picture.image, width: rung.width, height: rung.height)
       } catch {
         throw MarqueeError.encoding(error, file: file, output: "the \(rung.width)x\(rung.height) rendition")
       }
-      let dark = darkGenerator.makeDarkVariant(of: resized)
-      darkKind = dark.kind
+      let dark = chosen.map { darkGenerator.makeDarkVariant(of: resized, using: $0.method) }
+        ?? darkGenerator.makeDarkVariant(of: resized)
+      if chosen == nil { chosen = dark }
       let names = paths(width: rung.width)
       files += try encodeStill(resized, dark: dark.image, names: names, file: file)
-      renditions.append(names.rendition(width: rung.width, height: rung.height))
+      renditions.insert(names.rendition(width: rung.width, height: rung.height), at: 0)
     }
-    let set = RenderedImageSet(
+    var set = RenderedImageSet(
       widths: renditions, isAnimated: false, frameCount: 1, animationDuration: 0,
       sourceWidth: header.width, sourceHeight: header.height, sourceSummary: header.summary,
-      darkKind: darkKind, warnings: unique(picture.warnings))
+      darkKind: chosen?.kind ?? .photograph, warnings: unique(picture.warnings + Self.darkWarnings(chosen)))
+    set.darkMethod = chosen?.method ?? .dimmed
     return (files, set)
   }
 
@@ -132,6 +137,11 @@ public struct ImageRenderer: Sendable {
   }
 
   // MARK: - Shared helpers
+
+  /// The rules a dark variant still breaks, as warnings.
+  static func darkWarnings(_ variant: DarkVariant?) -> [String] {
+    (variant?.problems ?? []).map { "dark variant (\(variant?.method.rawValue ?? "")): \($0)" }
+  }
 
   var darkGenerator: DarkVariantGenerator {
     let s = options.darkSurface, l = options.background

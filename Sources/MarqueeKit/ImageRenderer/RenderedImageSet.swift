@@ -51,6 +51,9 @@ public struct RenderedImageSet: Sendable, Equatable {
   public var sourceSummary: String
   /// How the dark variant treated the picture (of the widest rendition).
   public var darkKind: ImageContentKind
+  /// The method that made the dark variants (chosen on the widest
+  /// rendition, applied to every width and frame).
+  public var darkMethod: DarkMethod = .dimmed
   /// Things the job author may want to know (profile ignored, frames
   /// dropped, animation downscaled, corrupt-but-decodable data).
   public var warnings: [String]

@@ -10,7 +10,7 @@ extension BannerItemBuilder {
       .render(source: spec.source, id: spec.id, bundleRoot: staging)
     let widths = set.widths.map { "\($0.width)x\($0.height)" }.joined(separator: ", ")
     let animation = set.isAnimated ? String(format: ", %d frames, %.2f s", set.frameCount, Double(set.animationDuration) / 1000) : ""
-    let summary = "\(set.sourceSummary) → \(widths) WebP + JPEG\(animation), dark: \(set.darkKind)"
+    let summary = "\(set.sourceSummary) → \(widths) WebP + JPEG\(animation), dark: \(set.darkKind), \(set.darkMethod.rawValue)"
     return (.image(set.manifestEntry(id: spec.id, link: spec.link)), set.warnings, summary)
   }
 }

@@ -20,8 +20,9 @@ public struct ItemFingerprint: Sendable, Equatable {
   /// (`AudioDecodeDelay`). 5: libx264 without AVX-512 (`X264Capabilities`).
   /// On an AVX-512 machine a rendition whose width is not a multiple of 128
   /// pixels (960x540) could hold bytes that depended on uninitialised
-  /// memory; its URLs must not name those bytes any more.
-  public static let outputFormatVersion = 5
+  /// memory; its URLs must not name those bytes any more. 6: dark variants
+  /// judged as a viewer sees them (legible, no glare), graphics inverted.
+  public static let outputFormatVersion = 6
 
   /// Marquee's version (`marquee --version`).
   public static let marqueeVersion = "0.2.0"

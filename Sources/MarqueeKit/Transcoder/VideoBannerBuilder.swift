@@ -116,7 +116,8 @@ public struct VideoBannerBuilder: Sendable {
     let ladder = result.renditions.map { "\($0.plan.width)x\($0.plan.height)" }.joined(separator: ", ")
     var summary = String(format: "%@ → H.264 %@ @ %.3f fps%@, %.3f s, %@",
                          result.sourceCodec, ladder, result.plan.frameRate.doubleValue,
-                         result.hasAudio ? " + AAC" : "", duration, coverOutput.origin)
+                         result.hasAudio ? " + AAC" : "", duration,
+                         coverOutput.origin + ", dark: \(cover.darkKind), \(cover.darkMethod.rawValue)")
     if !trials.isEmpty {
       summary += ", top SSIM " + trials.map { String(format: "%.4f at CRF %.2f", $0.ssim, $0.crf) }.joined(separator: " → ")
       if let why = shortfall { summary += String(format: " (under the target %.3f: %@)", settings.videoTargetSSIM, why) }

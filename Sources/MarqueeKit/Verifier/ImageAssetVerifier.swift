@@ -55,19 +55,17 @@ struct ImageAssetVerifier {
     if !assets.files.contains(where: { $0.key == "dark_url" }) {
       fail("banners.json", "no dark_url: dark mode needs an explicit dark image URL")
     }
-    if let light = lumaMeans["url"], let dark = lumaMeans["dark_url"],
-       !PictureLook.isDarker(shownDark: dark, shownLight: light) {
-      fail(assets.files.first { $0.key == "dark_url" }?.path ?? "banners.json",
-           String(format: "dark_url: the dark variant is brighter as shown than the image (mean luma %.0f on %@ vs %.0f on %@)",
-                  dark, surfaces.dark.description, light, surfaces.light.description))
+    if let light = pictures["url"], let dark = pictures["dark_url"] {
+      for problem in DarkVariantCheck(surfaces: surfaces).problems(light: light, dark: dark) {
+        fail(assets.files.first { $0.key == "dark_url" }?.path ?? "banners.json", "dark_url: \(problem)")
+      }
     }
     return violations
   }
 
-  /// Mean luma of decoded images by key, each as shown on its surface
-  /// (`PictureLook.shownMeanLuma`).
-  private var lumaMeans: [String: Double] = [:]
-  /// What images are shown on (`PictureLook`'s "darker as shown").
+  /// The decoded `url` and `dark_url` pictures, for the dark-variant rules.
+  private var pictures: [String: RGBAImage] = [:]
+  /// What images are shown on (`PictureLook`'s dark-variant rules).
   var surfaces = PictureLook.Surfaces.standard
 
   private mutating func check(_ file: ImageAssets.File) {
@@ -111,7 +109,7 @@ struct ImageAssetVerifier {
     do {
       let picture = try source.decodeStill()
       if file.key == "url" || file.key == "dark_url" {
-        lumaMeans[file.key] = PictureLook.shownMeanLuma(picture.image, on: surfaces.surface(dark: file.key == "dark_url"))
+        pictures[file.key] = picture.image
       }
     } catch {
       fail(file.path, "\(file.key): image does not decode: \(error.reason)")

@@ -34,9 +34,9 @@ struct VideoAssetVerifier {
 
   private(set) var violations: [Violation] = []
   private(set) var fileCount = 0
-  /// Mean luma of decoded covers by key, each as shown on its surface.
-  private var lumaMeans: [String: Double] = [:]
-  /// What covers are shown on (`PictureLook`'s "darker as shown").
+  /// The decoded covers by key, for the dark-variant rules.
+  private var coverPictures: [String: RGBAImage] = [:]
+  /// What covers are shown on (`PictureLook`'s dark-variant rules).
   var surfaces = PictureLook.Surfaces.standard
 
   /// With `decode`: decode every picture of every segment and of the MP4
@@ -74,10 +74,10 @@ struct VideoAssetVerifier {
     if !assets.covers.contains(where: \.isDark) {
       fail("banners.json", "no cover_dark_url: dark mode needs an explicit dark cover URL")
     }
-    if decode, let light = lumaMeans["cover_url"], let dark = lumaMeans["cover_dark_url"],
-       !PictureLook.isDarker(shownDark: dark, shownLight: light) {
-      fail(assets.covers.first { $0.key == "cover_dark_url" }?.path ?? "banners.json",
-           String(format: "cover_dark_url: the dark cover is brighter than the cover (mean luma %.0f vs %.0f)", dark, light))
+    if decode, let light = coverPictures["cover_url"], let dark = coverPictures["cover_dark_url"] {
+      for problem in DarkVariantCheck(surfaces: surfaces).problems(light: light, dark: dark) {
+        fail(assets.covers.first { $0.key == "cover_dark_url" }?.path ?? "banners.json", "cover_dark_url: \(problem)")
+      }
     }
     return violations
   }
@@ -381,7 +381,7 @@ struct VideoAssetVerifier {
     guard decode else { return }
     do {
       let picture = try source.decodeStill()
-      lumaMeans[key] = PictureLook.shownMeanLuma(picture.image, on: surfaces.surface(dark: isDark))
+      coverPictures[key] = picture.image
       // Black is the one look a cover may not have; a flat one (a pinned
       // title card, a flash as the last resort) is the user's to judge.
       let statistics = PictureStatistics(image: picture.image, over: surfaces.surface(dark: isDark))

@@ -1,0 +1,370 @@
+import Foundation
+
+/// The rules a dark variant must meet, judged the way a viewer sees it. The
+/// dark-variant generator checks its own output with them (and tries its
+/// next method when one fails), and `marquee verify` fails a published
+/// variant that breaks one.
+///
+/// Both pictures are read as shown (`ShownPicture`: the light variant on
+/// `background`, the dark one on `dark_surface`, at most 800 px on the
+/// longer side).
+///
+/// - **Legible.** The *marks* of the light picture (text, line art, icons,
+///   small shapes) keep a visible contrast against their own local ground.
+///   The picture is cut into square tiles (`legibilityTileDivisor`: a
+///   sixteenth of the shorter side, at least 8 px). In a tile whose ground
+///   dominates (its most common luma band, ±8 levels, covers at least half
+///   the tile), the marks are the pixels with at least `markContrast`
+///   (2:1) WCAG contrast against the ground's median and at least
+///   two such neighbours (a stroke, not dither or grain). Each mark
+///   pixel needs, in the dark variant, a contrast against the median of the
+///   same ground pixels in the dark variant of at least
+///   `min(0.6 · min(C_light, 4.5), 2)`, where `C_light` is its contrast in
+///   the light picture: dark ink left on a dark ground (about 1.2:1) fails,
+///   inverted ink and dimmed ink pass. A tile fails when under 75 % of its
+///   mark pixels pass; the picture is illegible when at least 2 tiles, and
+///   at least 10 % of the tiles with marks, fail.
+///   A *large shape* is not a mark: when the tone of a tile's marks is the
+///   ground of at least 5 tiles within two tiles of it (a product, a panel),
+///   its edge, and the marks within two tiles of it (a contact shadow), are
+///   counted apart (`LegibilityReport.faintShapeTiles`), and
+///   only reported: a navy mug on the dark surface is a softer case than
+///   text. So is a ground that is mostly transparency (the surface showing
+///   through), and so are see-through pixels: a cut-out's silhouette is
+///   not a mark of the picture.
+/// - **No glare** (`PictureLook+Glare`): at most 25 % of the dark variant
+///   near white (luma 225 or more).
+/// - **Photos stay photos.** When the light picture is a photograph
+///   (`DarkVariantGenerator.classify`), the dark variant's luma correlates
+///   with the light one's: Pearson r of the shown luma at least
+///   `minPhotoCorrelation` (0.8). Dimming keeps r at 1; an inverted photo
+///   falls far below 0.
+///
+/// WCAG 2 contrast: `(L1 + 0.05) / (L2 + 0.05)` on relative luminance (WCAG
+/// 2.1, "contrast ratio"); 4.5:1 is the level for body text (SC 1.4.3),
+/// 3:1 for graphical objects (SC 1.4.11).
+extension PictureLook {
+  /// Marks differ from their ground by at least this WCAG contrast.
+  public static let markContrast: Float = 2
+  /// A mark keeps at least this fraction of its light contrast…
+  public static let keptContrastFraction: Float = 0.6
+  /// …counting the light contrast at most at this ratio…
+  public static let countedContrastCap: Float = 4.5
+  /// …or this ratio, whichever is lower.
+  public static let sufficientContrast: Float = 2.0
+  /// A tile's ground is its most common luma band when it covers at least
+  /// this share of the tile.
+  public static let groundShare = 0.5
+  /// The tile side is the working picture's shorter side over this (at
+  /// least 8 px).
+  public static let legibilityTileDivisor = 16
+  /// A tile fails when fewer than this share of its mark pixels pass.
+  public static let tilePassShare = 0.75
+  /// The picture is illegible when at least this share of its mark tiles
+  /// (and at least `minFailingTiles`) fail.
+  public static let maxFailingTileShare = 0.10
+  /// The fewest failing tiles that make a picture illegible.
+  public static let minFailingTiles = 2
+  /// Pearson r a photograph's dark variant keeps with it…
+  public static let minPhotoCorrelation = 0.8
+  /// …when the light picture's luma has at least this standard deviation
+  /// (levels); a flatter picture has nothing to invert.
+  public static let photoSpread = 8.0
+
+  /// The contrast a mark with light contrast `light` needs in the dark
+  /// variant.
+  @inline(__always)
+  public static func requiredContrast(light: Float) -> Float {
+    min(keptContrastFraction * min(light, countedContrastCap), sufficientContrast)
+  }
+
+  /// What the legibility rule found.
+  public struct LegibilityReport: Sendable, Equatable {
+    /// Tiles with marks on a dominant ground (large-shape edges excluded).
+    public var markTiles = 0
+    /// Of those, the tiles whose marks lost their contrast.
+    public var failingTiles = 0
+    /// Edges of large shapes that lost their contrast (reported only).
+    public var faintShapeTiles = 0
+    /// The worst failing tile: its centre as fractions of the width and
+    /// height, the median light and dark contrast of its marks.
+    public var worst: (x: Double, y: Double, light: Float, dark: Float)?
+
+    /// Whether the marks stay legible (see `PictureLook`'s notes).
+    public var isLegible: Bool {
+      failingTiles < PictureLook.minFailingTiles
+        || Double(failingTiles) < PictureLook.maxFailingTileShare * Double(markTiles)
+    }
+
+    public static func == (a: Self, b: Self) -> Bool {
+      a.markTiles == b.markTiles && a.failingTiles == b.failingTiles && a.faintShapeTiles == b.faintShapeTiles
+    }
+  }
+
+  /// Measures the legibility rule on two pictures of the same working size.
+  static func legibility(light: ShownPicture, dark: ShownPicture) -> LegibilityReport {
+    precondition(light.width == dark.width && light.height == dark.height, "legibility: sizes differ")
+    let w = light.width, h = light.height
+    let side = max(8, min(w, h) / legibilityTileDivisor)
+    let tilesX = (w + side - 1) / side, tilesY = (h + side - 1) / side
+    struct Tile {
+      var groundBand = -1
+      var markBand = -1
+      var marks = 0
+      var passing = 0
+      var lightContrast: Float = 0
+      var darkContrast: Float = 0
+    }
+    var tiles = [Tile](repeating: Tile(), count: tilesX * tilesY)
+    var bandCount = [Int](repeating: 0, count: 32)
+    var darkHistogram = [Int](repeating: 0, count: 256)
+    var lightHistogram = [Int](repeating: 0, count: 256)
+    var lightContrasts: [Float] = []
+    var candidate = [Bool](repeating: false, count: side * side)
+    var darkContrasts: [Float] = []
+    for ty in 0..<tilesY {
+      for tx in 0..<tilesX {
+        let x0 = tx * side, y0 = ty * side
+        let x1 = min(w, x0 + side), y1 = min(h, y0 + side)
+        let area = (x1 - x0) * (y1 - y0)
+        for b in 0..<32 { bandCount[b] = 0 }
+        for y in y0..<y1 {
+          for x in x0..<x1 { bandCount[Int(light.luma[y * w + x] >> 3)] += 1 }
+        }
+        var mode = 0
+        for b in 1..<32 where bandCount[b] > bandCount[mode] { mode = b }
+        var ground = bandCount[mode]
+        if mode > 0 { ground += bandCount[mode - 1] }
+        if mode < 31 { ground += bandCount[mode + 1] }
+        var tile = Tile()
+        tile.groundBand = Double(ground) >= groundShare * Double(area) ? mode : -1
+        // A ground that is mostly the surface showing through transparency
+        // is not the picture's: marks on it are the alpha treatment's
+        // business (a cut-out's silhouette is the soft case).
+        var seeThrough = 0
+        for y in y0..<y1 {
+          for x in x0..<x1 where !light.opaque[y * w + x] && abs(Int(light.luma[y * w + x] >> 3) - mode) <= 1 { seeThrough += 1 }
+        }
+        if seeThrough * 2 > ground { tile.groundBand = -1 }
+        guard tile.groundBand >= 0, ground < area else {
+          tiles[ty * tilesX + tx] = tile
+          continue
+        }
+        // The ground: the median luma of its pixels in each picture.
+        for i in 0..<256 { lightHistogram[i] = 0; darkHistogram[i] = 0 }
+        for y in y0..<y1 {
+          for x in x0..<x1 {
+            let o = y * w + x
+            if abs(Int(light.luma[o] >> 3) - mode) <= 1 {
+              lightHistogram[Int(light.luma[o])] += 1
+              darkHistogram[Int(dark.luma[o])] += 1
+            }
+          }
+        }
+        func median(_ histogram: [Int]) -> Float {
+          var seen = 0, level = 0
+          while level < 255 {
+            seen += histogram[level]
+            if seen * 2 >= ground { break }
+            level += 1
+          }
+          return ShownPicture.luminance(ofLuma: level)
+        }
+        let groundLight = median(lightHistogram)
+        let groundDark = median(darkHistogram)
+        lightContrasts.removeAll(keepingCapacity: true)
+        darkContrasts.removeAll(keepingCapacity: true)
+        // Mark candidates first; a mark pixel needs two mark neighbours
+        // (a stroke, not dither or grain).
+        let tw = x1 - x0
+        for y in y0..<y1 {
+          for x in x0..<x1 {
+            let o = y * w + x
+            candidate[(y - y0) * tw + (x - x0)] =
+              light.opaque[o] && abs(Int(light.luma[o] >> 3) - mode) > 1
+              && ShownPicture.contrast(light.luminance[o], groundLight) >= markContrast
+          }
+        }
+        bandCount.withUnsafeMutableBufferPointer { bands in
+          for b in 0..<32 { bands[b] = 0 }
+          for y in y0..<y1 {
+            for x in x0..<x1 {
+              let o = y * w + x
+              let lx = x - x0, ly = y - y0
+              guard candidate[ly * tw + lx] else { continue }
+              var neighbours = 0
+              for ny in max(0, ly - 1)...min(y1 - y0 - 1, ly + 1) {
+                for nx in max(0, lx - 1)...min(tw - 1, lx + 1) where candidate[ny * tw + nx] { neighbours += 1 }
+              }
+              guard neighbours >= 3 else { continue }  // itself and two others
+              let cl = ShownPicture.contrast(light.luminance[o], groundLight)
+              // The best contrast within one pixel: coding moves an edge by
+              // a pixel, it does not make a stroke vanish.
+              var cd: Float = 1
+              for dy in max(0, y - 1)...min(h - 1, y + 1) {
+                for dx in max(0, x - 1)...min(w - 1, x + 1) {
+                  cd = max(cd, ShownPicture.contrast(dark.luminance[dy * w + dx], groundDark))
+                }
+              }
+              tile.marks += 1
+              if cd >= requiredContrast(light: cl) { tile.passing += 1 }
+              lightContrasts.append(cl)
+              darkContrasts.append(cd)
+              bands[Int(light.luma[o] >> 3)] += 1
+            }
+          }
+          var markMode = 0
+          for b in 1..<32 where bands[b] > bands[markMode] { markMode = b }
+          tile.markBand = markMode
+        }
+        if tile.marks < max(4, area / 50) {
+          tile.marks = 0
+        } else {
+          lightContrasts.sort()
+          darkContrasts.sort()
+          tile.lightContrast = lightContrasts[lightContrasts.count / 2]
+          tile.darkContrast = darkContrasts[darkContrasts.count / 2]
+        }
+        tiles[ty * tilesX + tx] = tile
+      }
+    }
+    // A large shape: the marks' tone is the ground of 5 tiles nearby.
+    var isShape = [Bool](repeating: false, count: tiles.count)
+    for ty in 0..<tilesY {
+      for tx in 0..<tilesX {
+        let tile = tiles[ty * tilesX + tx]
+        guard tile.marks > 0 else { continue }
+        var sameGround = 0
+        for ny in max(0, ty - 2)...min(tilesY - 1, ty + 2) {
+          for nx in max(0, tx - 2)...min(tilesX - 1, tx + 2) where nx != tx || ny != ty {
+            let g = tiles[ny * tilesX + nx].groundBand
+            if g >= 0 && abs(g - tile.markBand) <= 1 { sameGround += 1 }
+          }
+        }
+        isShape[ty * tilesX + tx] = sameGround >= 5
+      }
+    }
+    var report = LegibilityReport()
+    var worstScore: Float = .infinity
+    for ty in 0..<tilesY {
+      for tx in 0..<tilesX {
+        let tile = tiles[ty * tilesX + tx]
+        guard tile.marks > 0 else { continue }
+        // Marks beside a large shape's edge belong to it (a product's
+        // contact shadow, its rim).
+        var besideShape = isShape[ty * tilesX + tx]
+        for ny in max(0, ty - 2)...min(tilesY - 1, ty + 2) {
+          for nx in max(0, tx - 2)...min(tilesX - 1, tx + 2) where isShape[ny * tilesX + nx] { besideShape = true }
+        }
+        let fails = Double(tile.passing) < tilePassShare * Double(tile.marks)
+        if besideShape {
+          if fails { report.faintShapeTiles += 1 }
+          continue
+        }
+        report.markTiles += 1
+        guard fails else { continue }
+        report.failingTiles += 1
+        let score = tile.darkContrast / requiredContrast(light: tile.lightContrast)
+        if score < worstScore {
+          worstScore = score
+          report.worst = ((Double(tx) + 0.5) * Double(side) / Double(w), (Double(ty) + 0.5) * Double(side) / Double(h),
+                          tile.lightContrast, tile.darkContrast)
+        }
+      }
+    }
+    return report
+  }
+
+  /// Pearson's r between the shown luma of two pictures of the same working
+  /// size; 1 when the light one is nearly flat (`photoSpread`).
+  static func lumaCorrelation(light: ShownPicture, dark: ShownPicture) -> Double {
+    let n = Double(light.luma.count)
+    var sx = 0.0, sy = 0.0, sxx = 0.0, syy = 0.0, sxy = 0.0
+    for i in 0..<light.luma.count {
+      let x = Double(light.luma[i]), y = Double(dark.luma[i])
+      sx += x; sy += y; sxx += x * x; syy += y * y; sxy += x * y
+    }
+    let vx = sxx - sx * sx / n, vy = syy - sy * sy / n
+    // Nothing to invert: a flat card's coding noise correlates with nothing.
+    guard vx > n * photoSpread * photoSpread, vy > n * 1e-3 else { return 1 }
+    return (sxy - sx * sy / n) / (vx * vy).squareRoot()
+  }
+
+  /// The judgement of one dark variant against its light picture.
+  public struct DarkVariantJudgement: Sendable, Equatable {
+    /// The legibility rule's findings.
+    public var legibility: LegibilityReport
+    /// The share of the dark variant near white (`glareShare`).
+    public var glareShare: Double
+    /// Pearson r of the shown luma; checked only for photographs.
+    public var correlation: Double
+    /// Whether the light picture is a photograph (the r rule applies).
+    public var isPhotograph: Bool
+    /// Whether the dark variant is darker as shown (`isDarker`).
+    public var isDarker: Bool
+
+    /// Each broken rule, in words, for a warning or a verify failure.
+    public var problems: [String] {
+      var out: [String] = []
+      if !legibility.isLegible {
+        var text = "text or line art is illegible: \(legibility.failingTiles) of \(legibility.markTiles) areas with marks lost their contrast"
+        if let worst = legibility.worst {
+          text += String(format: " (worst at %.0f %% across, %.0f %% down: %.1f:1 against its ground, %.1f:1 in the light picture; at least %.1f:1 needed)",
+                         worst.x * 100, worst.y * 100, worst.dark, worst.light, PictureLook.requiredContrast(light: worst.light))
+        }
+        out.append(text)
+      }
+      if glareShare > PictureLook.maxGlareShare {
+        out.append(String(format: "it glares: %.0f %% of it is near white (luma 225 or more) on the dark surface, at most %.0f %% allowed",
+                          glareShare * 100, PictureLook.maxGlareShare * 100))
+      }
+      if isPhotograph && correlation < PictureLook.minPhotoCorrelation {
+        out.append(String(format: "the photograph is no longer a photograph: its luma correlates with the light one's at r = %.2f (at least %.2f)",
+                          correlation, PictureLook.minPhotoCorrelation))
+      }
+      if !isDarker { out.append("it is not darker as shown than the light picture") }
+      return out
+    }
+
+    /// Whether every rule holds.
+    public var passes: Bool { problems.isEmpty }
+
+    /// How far it is from passing, for choosing the least bad of several
+    /// variants: 0 when it passes.
+    var shortfall: Double {
+      var s = 0.0
+      if !legibility.isLegible { s += 1 + Double(legibility.failingTiles) / Double(max(1, legibility.markTiles)) }
+      s += max(0, glareShare - PictureLook.maxGlareShare) * 4
+      if isPhotograph { s += max(0, PictureLook.minPhotoCorrelation - correlation) * 4 }
+      if !isDarker { s += 0.5 }
+      return s
+    }
+  }
+
+  /// Judges a dark variant against its light picture.
+  ///
+  /// - Parameters:
+  ///   - light: the light picture, RGBA sRGB, straight alpha.
+  ///   - dark: its dark variant, the same size.
+  ///   - surfaces: `light` is shown on `surfaces.light`, `dark` on
+  ///     `surfaces.dark`.
+  ///   - isPhotograph: whether `light` is a photograph
+  ///     (`DarkVariantGenerator.classify` says `.photograph`).
+  /// - Returns: what each rule found. Two pictures of different sizes are
+  ///   judged on glare and darkness alone (legible and correlated).
+  public static func judgeDarkVariant(light: RGBAImage, dark: RGBAImage, surfaces: Surfaces,
+                                      isPhotograph: Bool) -> DarkVariantJudgement {
+    let darker = darkerAsShown(light: light, dark: dark, surfaces: surfaces).isDarker
+    let glare = glareShare(dark, on: surfaces.dark)
+    guard light.width == dark.width, light.height == dark.height else {
+      return DarkVariantJudgement(legibility: LegibilityReport(), glareShare: glare, correlation: 1,
+                                  isPhotograph: isPhotograph, isDarker: darker)
+    }
+    let shownLight = ShownPicture(light, on: surfaces.light)
+    let shownDark = ShownPicture(dark, on: surfaces.dark)
+    return DarkVariantJudgement(
+      legibility: legibility(light: shownLight, dark: shownDark), glareShare: glare,
+      correlation: isPhotograph ? lumaCorrelation(light: shownLight, dark: shownDark) : 1,
+      isPhotograph: isPhotograph, isDarker: darker)
+  }
+}

@@ -1,0 +1,288 @@
+import Foundation
+
+// MARK: - Tuning
+
+extension DarkVariantGenerator {
+  /// Constants of the graphics treatment (text, line art, UI and flat art on
+  /// a light ground); the reasons are in ``LightnessInversion``.
+  enum GraphicsTuning {
+    /// OKLab lightness black ink becomes: a light grey (about `#E4E4E6`),
+    /// bright enough for 12:1 on `#1C1C1E`, short of white's glare.
+    static let inkLightness = 0.92
+    /// How much lighter than the surface a panel lighter than the ground
+    /// becomes (OKLab L): a white card on a grey page turns into a raised
+    /// dark card, about iOS's secondary background `#2C2C2E` on `#1C1C1E`.
+    static let elevation = 0.06
+    /// The share of the ground's lightness over which ink goes from the
+    /// surface to ``inkLightness``: near-black ink (OKLab L 0.2 and less on
+    /// white) all becomes the light ink.
+    static let inkSpan = 0.8
+    /// Chroma (OKLab) under which a colour counts as neutral and has its
+    /// lightness inverted…
+    static let neutralChroma = 0.035
+    /// …and from which it counts as a brand colour and keeps its lightness
+    /// (within `visible…brandCap`); in between the two blend.
+    static let brandChroma = 0.10
+    /// The lightest a kept brand colour stays (OKLab L): a yellow at
+    /// L 0.93 comes down to a deeper yellow.
+    static let brandCap = 0.82
+    /// A component of the subject is a photograph when this many distinct
+    /// luma levels each hold at least `levelShare` of its pixels
+    /// (backdrop-coloured pixels not counted). Text, line art, icons and
+    /// UI keep a few flat tones, their anti-aliasing spread thinly over
+    /// the levels between; a shaded product spreads over dozens.
+    static let photoLevels = 32
+    /// See `photoLevels`.
+    static let levelShare = 0.004
+    /// Components smaller than this are always graphics (specks, dots).
+    static let minPhotoPixels = 400
+    /// A pixel is in a smooth interior when its four neighbours' luma is
+    /// within this many levels of its own.
+    static let smoothStep = 12
+    /// A solid shape of at least this share of the picture…
+    static let productArea = 0.02
+    /// …filling at least this share of its bounding box is a product…
+    static let productFill = 0.4
+    /// …unless it is a light panel: its most common colour neutral, and at
+    /// most this much OKLab lightness below the ground (coding noise), or
+    /// lighter: a white card on a grey page. An off-white product on white
+    /// (250, 250, 247 on 255: 0.017 below) is darker than that.
+    static let panelLightness = 0.005
+  }
+}
+
+// MARK: - Lightness inversion
+
+extension DarkVariantGenerator {
+  /// The colour map of graphics on a light ground, in OKLab.
+  ///
+  /// - A neutral colour as dark as the ground or darker has its lightness
+  ///   inverted about the ground: the ground's own lightness `Lg` becomes
+  ///   the surface's `Ls`, ink as dark as `0.2·Lg` or darker (near-black
+  ///   text) becomes ``GraphicsTuning/inkLightness``, linearly between:
+  ///   `L' = Ls + (Li − Ls)·min(1, (Lg − L)/(0.8·Lg))`. Black text turns
+  ///   light, white panels and letter counters turn into the surface.
+  /// - A neutral colour lighter than the ground (a white card on a grey
+  ///   page) becomes slightly lighter than the surface, up to
+  ///   ``GraphicsTuning/elevation``: a raised dark card.
+  /// - A saturated colour (chroma from ``GraphicsTuning/brandChroma``) keeps
+  ///   its lightness, raised to 4.5:1 against the surface when darker and
+  ///   lowered to ``GraphicsTuning/brandCap`` when lighter, so a brand red
+  ///   stays that red and a navy turns into a readable blue. In between,
+  ///   the two targets blend.
+  /// - Hue and chroma are kept (`a`, `b` unchanged), chroma reduced only
+  ///   where the result leaves the sRGB gamut.
+  struct LightnessInversion {
+    let groundL: Double
+    let surfaceL: Double
+    let inkL: Double
+    let visibleL: Double
+    /// The surface's own tint, given to the ground and faded out toward the
+    /// ink, so the ground becomes exactly the surface colour.
+    let surfaceA: Double
+    let surfaceB: Double
+
+    init(ground: RGB8, surface: DarkSurface) {
+      groundL = max(OKLab(r: ground.r, g: ground.g, b: ground.b).l, 0.05)
+      let s = OKLab(r: surface.r, g: surface.g, b: surface.b)
+      surfaceL = s.l
+      surfaceA = s.a
+      surfaceB = s.b
+      inkL = max(GraphicsTuning.inkLightness, surfaceL + 0.3)
+      let surfaceLuma = Double(Luma.integer(surface.r, surface.g, surface.b))
+      let visible = Luma.byte(Luma.level(withContrast: TransparentTuning.visibleContrast, above: surfaceLuma))
+      visibleL = OKLab(r: visible, g: visible, b: visible).l
+    }
+
+    /// The mapped colour of sRGB-encoded `r`, `g`, `b`.
+    func map(_ r: UInt8, _ g: UInt8, _ b: UInt8) -> (UInt8, UInt8, UInt8) {
+      let c = OKLab(r: r, g: g, b: b)
+      let neutral: Double
+      if c.l <= groundL {
+        neutral = surfaceL + (inkL - surfaceL) * min(1, (groundL - c.l) / (groundL * GraphicsTuning.inkSpan))
+      } else {
+        neutral = surfaceL + GraphicsTuning.elevation * min(1, (c.l - groundL) / max(1 - groundL, 0.01))
+      }
+      let brand = min(max(c.l, visibleL), max(GraphicsTuning.brandCap, visibleL))
+      let t = min(max((c.chroma - GraphicsTuning.neutralChroma) / (GraphicsTuning.brandChroma - GraphicsTuning.neutralChroma), 0), 1)
+      let s = t * t * (3 - 2 * t)
+      let l = neutral * (1 - s) + brand * s
+      let tint = (1 - s) * max(0, 1 - (l - surfaceL) / max(inkL - surfaceL, 0.01))
+      return OKLab(l: l, a: c.a + surfaceA * tint, b: c.b + surfaceB * tint).encoded
+    }
+  }
+
+  /// The ``DarkMethod/graphicsInverted`` treatment of a light-ground image.
+  ///
+  /// The picture is split into its ground (pixels within the flood fill's
+  /// tolerance of the ground colour, ``FloodFillTolerance``) and the
+  /// 4-connected components of everything else. A component is kept as a
+  /// *product* when either
+  /// - it is a photograph: at least ``GraphicsTuning/minPhotoPixels``
+  ///   pixels whose smooth interior (pixels whose four neighbours are within
+  ///   ``GraphicsTuning/smoothStep`` luma levels, so anti-aliased edges do
+  ///   not count) spreads over ``GraphicsTuning/photoLevels`` luma levels or
+  ///   more (a shaded product with its shadow), or
+  /// - it is a large solid shape that is not a light panel: at least
+  ///   ``GraphicsTuning/productArea`` of the picture, filling at least
+  ///   ``GraphicsTuning/productFill`` of its bounding box, and not a light
+  ///   panel: its most common colour is coloured or darker than the ground
+  ///   (a flat-coloured product, a dark phone, an off-white mug).
+  ///
+  /// Products take the ground-recoloured treatment's pixels (`kept`: the
+  /// subject kept, its shadow mapped onto the surface, its edge
+  /// decontaminated), and so do the backdrop the flood fill reached from
+  /// the border and ground-coloured areas enclosed by a product (a white
+  /// mug's clipped highlight). Everything else gets
+  /// ``LightnessInversion/map(_:_:_:)``: letters and their counters, lines
+  /// and the paper they enclose, icons, cards and buttons.
+  ///
+  /// - Parameters:
+  ///   - image: the light picture.
+  ///   - kept: the ground-recoloured treatment of the same picture, for the
+  ///     backdrop.
+  ///   - products: what products become: `kept`, or `kept` dimmed.
+  ///   - mask: the backdrop mask that treatment used.
+  ///   - analysis: the classifier's findings (ground colour, spread).
+  /// - Returns: the pixels, RGBA, alpha unchanged.
+  func invertGraphics(_ image: RGBAImage, kept: RGBAImage, products: RGBAImage, mask: [UInt8], analysis: Analysis)
+    -> RGBAImage
+  {
+    let w = image.width, h = image.height
+    let ground = analysis.background
+    let inversion = LightnessInversion(ground: ground, surface: options.surface)
+    let tolerance = FloodFillTolerance.tolerance(for: analysis)
+    var output = image.pixels
+    var isGround = [Bool](repeating: false, count: w * h)
+    var keep = [Bool](repeating: false, count: w * h)
+    var visited = [Bool](repeating: false, count: w * h)
+    var members: [Int] = []
+    var stack: [Int] = []
+    var histogram = [Int](repeating: 0, count: 256)
+    var colours: [Int: Int] = [:]
+
+    /// Collects the 4-connected component of `start` over pixels where
+    /// `inside` holds into `members`.
+    func collect(_ start: Int, _ inside: (Int) -> Bool) {
+      members.removeAll(keepingCapacity: true)
+      visited[start] = true
+      stack.append(start)
+      while let idx = stack.popLast() {
+        members.append(idx)
+        let x = idx % w
+        for n in [x > 0 ? idx - 1 : -1, x < w - 1 ? idx + 1 : -1, idx - w, idx + w]
+        where n >= 0 && n < w * h && !visited[n] && inside(n) {
+          visited[n] = true
+          stack.append(n)
+        }
+      }
+    }
+
+    image.pixels.withUnsafeBufferPointer { p in
+      // Ground pixels, and the inversion of every pixel.
+      var cache: [UInt32: (UInt8, UInt8, UInt8)] = [:]
+      var lastKey: UInt32 = .max
+      var last: (UInt8, UInt8, UInt8) = (0, 0, 0)
+      output.withUnsafeMutableBufferPointer { out in
+        for idx in 0..<(w * h) {
+          let i = idx * 4
+          isGround[idx] = abs(Int(p[i]) - Int(ground.r)) <= tolerance && abs(Int(p[i + 1]) - Int(ground.g)) <= tolerance
+            && abs(Int(p[i + 2]) - Int(ground.b)) <= tolerance
+          let key = UInt32(p[i]) << 16 | UInt32(p[i + 1]) << 8 | UInt32(p[i + 2])
+          if key != lastKey {
+            if let hit = cache[key] {
+              last = hit
+            } else {
+              last = inversion.map(p[i], p[i + 1], p[i + 2])
+              cache[key] = last
+            }
+            lastKey = key
+          }
+          out[i] = last.0
+          out[i + 1] = last.1
+          out[i + 2] = last.2
+        }
+      }
+      // Products.
+      let groundL = inversion.groundL
+      for start in 0..<(w * h) where !isGround[start] && !visited[start] {
+        collect(start) { !isGround[$0] }
+        guard members.count >= GraphicsTuning.minPhotoPixels else { continue }
+        var minX = w, maxX = 0, minY = h, maxY = 0
+        for i in 0..<256 { histogram[i] = 0 }
+        var smooth = 0
+        for idx in members {
+          let x = idx % w, y = idx / w
+          minX = min(minX, x); maxX = max(maxX, x); minY = min(minY, y); maxY = max(maxY, y)
+          let i = idx * 4
+          guard x > 0, x < w - 1, y > 0, y < h - 1 else { continue }
+          let l = Luma.integer(p[i], p[i + 1], p[i + 2])
+          var flat = true
+          for n in [idx - 1, idx + 1, idx - w, idx + w] {
+            let j = n * 4
+            if abs(Luma.integer(p[j], p[j + 1], p[j + 2]) - l) > GraphicsTuning.smoothStep { flat = false; break }
+          }
+          guard flat else { continue }
+          histogram[l] += 1
+          smooth += 1
+        }
+        let floor = max(2, Int(Double(smooth) * GraphicsTuning.levelShare))
+        let levels = histogram.reduce(0) { $0 + ($1 >= floor ? 1 : 0) }
+        let isPhotograph = smooth >= GraphicsTuning.minPhotoPixels && levels >= GraphicsTuning.photoLevels
+        let n = members.count
+        let fill = Double(n) / Double((maxX - minX + 1) * (maxY - minY + 1))
+        var isSolidShape = Double(n) >= GraphicsTuning.productArea * Double(w * h) && fill >= GraphicsTuning.productFill
+        if isSolidShape && !isPhotograph {
+          // A light panel (a card as light as its page or lighter) is
+          // graphics: judged by its most common colour, not its text.
+          colours.removeAll(keepingCapacity: true)
+          for idx in members {
+            let i = idx * 4
+            colours[Int(p[i] >> 3) << 10 | Int(p[i + 1] >> 3) << 5 | Int(p[i + 2] >> 3), default: 0] += 1
+          }
+          let mode = colours.max { $0.value < $1.value }?.key ?? 0
+          var sum = (0, 0, 0), count = 0
+          for idx in members {
+            let i = idx * 4
+            guard Int(p[i] >> 3) << 10 | Int(p[i + 1] >> 3) << 5 | Int(p[i + 2] >> 3) == mode else { continue }
+            sum.0 += Int(p[i]); sum.1 += Int(p[i + 1]); sum.2 += Int(p[i + 2])
+            count += 1
+          }
+          let dominant = OKLab(r: UInt8(sum.0 / max(count, 1)), g: UInt8(sum.1 / max(count, 1)),
+                               b: UInt8(sum.2 / max(count, 1)))
+          let isLightPanel = dominant.chroma < GraphicsTuning.neutralChroma
+            && dominant.l >= groundL - GraphicsTuning.panelLightness
+          isSolidShape = !isLightPanel
+        }
+        guard isPhotograph || isSolidShape else { continue }
+        for idx in members { keep[idx] = true }
+      }
+      // Ground enclosed by a product stays with it.
+      for start in 0..<(w * h) where isGround[start] && mask[start] != MaskState.backdrop && !visited[start] {
+        collect(start) { isGround[$0] && mask[$0] != MaskState.backdrop }
+        var touchesProduct = false
+        for idx in members where !touchesProduct {
+          let x = idx % w
+          for nb in [x > 0 ? idx - 1 : -1, x < w - 1 ? idx + 1 : -1, idx - w, idx + w]
+          where nb >= 0 && nb < w * h && keep[nb] {
+            touchesProduct = true
+            break
+          }
+        }
+        if touchesProduct { for idx in members { keep[idx] = true } }
+      }
+      kept.pixels.withUnsafeBufferPointer { k in
+        products.pixels.withUnsafeBufferPointer { d in
+          for idx in 0..<(w * h) where keep[idx] || mask[idx] == MaskState.backdrop {
+            let i = idx * 4
+            let source = keep[idx] ? d : k
+            output[i] = source[i]
+            output[i + 1] = source[i + 1]
+            output[i + 2] = source[i + 2]
+          }
+        }
+      }
+    }
+    return RGBAImage(width: w, height: h, pixels: output)
+  }
+}

@@ -1,0 +1,321 @@
+import Foundation
+import Testing
+
+@testable import MarqueeKit
+import MarqueeTestSupport
+
+// Dark variants as a designer sees them (issue: legible text and line art,
+// no glare, photos stay photos). Every banner is drawn here by the ffmpeg
+// CLI with DejaVu Sans Bold (drawtext), built by the marquee CLI, and the
+// written files are decoded by the ffmpeg CLI. The oracle is this file's
+// own: each text layer is drawn a second time alone, white on black, so the
+// test knows exactly where the ink is, and measures WCAG 2 contrast of the
+// ink against the ground around it, and the near-white share, from the
+// decoded pixels. Nothing here calls the generator's or PictureLook's
+// measurements.
+
+/// WCAG 2 relative luminance of an sRGB-encoded colour.
+private func luminance(_ r: UInt8, _ g: UInt8, _ b: UInt8) -> Double {
+  func lin(_ v: UInt8) -> Double {
+    let c = Double(v) / 255
+    return c <= 0.04045 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4)
+  }
+  return 0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b)
+}
+
+private func contrast(_ a: Double, _ b: Double) -> Double {
+  (max(a, b) + 0.05) / (min(a, b) + 0.05)
+}
+
+private func median(_ values: [Double]) -> Double {
+  guard !values.isEmpty else { return 0 }
+  return values.sorted()[values.count / 2]
+}
+
+/// One text layer of a generated banner: its drawtext options.
+private struct TextLayer {
+  var text: String
+  var size: Int
+  var colour: String
+  var x: Int
+  var y: Int
+
+  func filter(colour override: String? = nil) -> String {
+    let font = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"
+    let escaped = text.replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: ":", with: "\\:")
+    return "drawtext=fontfile=\(font):expansion=none:text='\(escaped)':fontsize=\(size):fontcolor=\(override ?? colour):x=\(x):y=\(y)"
+  }
+}
+
+/// A generated banner: a ground (an lavfi source and filters under the
+/// text), and its text layers.
+private struct GeneratedBanner {
+  var id: String
+  var width = 1170
+  var height = 658
+  var ground: String
+  var layers: [TextLayer]
+
+  /// Writes the banner PNG and one mask PNG per layer into `dir`.
+  func write(into dir: URL) throws {
+    let text = layers.map { $0.filter() }.joined(separator: ",")
+    try Oracle.generate(["-f", "lavfi", "-i", ground + (text.isEmpty ? "" : "," + text), "-frames:v", "1"],
+                        to: dir.appendingPathComponent("\(id).png"))
+    for (n, layer) in layers.enumerated() {
+      try Oracle.generate(["-f", "lavfi", "-i", "color=black:s=\(width)x\(height)," + layer.filter(colour: "white"),
+                           "-frames:v", "1", "-pix_fmt", "gray"], to: dir.appendingPathComponent("\(id)-mask\(n).png"))
+    }
+  }
+}
+
+/// Ink and ground of one text layer in a decoded picture: the median
+/// luminance of the glyphs' cores (mask ≥ 224) and of a band 4–10 px
+/// around them (mask 0 there and at 2 px).
+private struct InkOnGround {
+  var ink: Double
+  var ground: Double
+  var ratio: Double { contrast(ink, ground) }
+
+  init(_ picture: RGBAImage, mask: RGBAImage) {
+    let w = picture.width, h = picture.height
+    var near = [UInt8](repeating: 0, count: w * h)  // distance class to the glyphs: 0 far, 1 band, 2 too close
+    for y in 0..<h {
+      for x in 0..<w where mask.pixels[(y * w + x) * 4] >= 128 {
+        for dy in -10...10 {
+          for dx in -10...10 {
+            let nx = x + dx, ny = y + dy
+            guard nx >= 0, ny >= 0, nx < w, ny < h else { continue }
+            let d = max(abs(dx), abs(dy))
+            let o = ny * w + nx
+            near[o] = max(near[o], d <= 3 ? 2 : 1)
+          }
+        }
+      }
+    }
+    var inks: [Double] = [], grounds: [Double] = []
+    for o in 0..<(w * h) {
+      let i = o * 4
+      let value = luminance(picture.pixels[i], picture.pixels[i + 1], picture.pixels[i + 2])
+      if mask.pixels[i] >= 224 {
+        inks.append(value)
+      } else if near[o] == 1 && mask.pixels[i] == 0 {
+        grounds.append(value)
+      }
+    }
+    ink = median(inks)
+    ground = median(grounds)
+  }
+}
+
+/// The share of a decoded picture's pixels with sRGB luma 225 or more.
+private func nearWhiteShare(_ picture: RGBAImage) -> Double {
+  var n = 0
+  for o in 0..<(picture.width * picture.height) {
+    let i = o * 4
+    let luma = 0.2126 * Double(picture.pixels[i]) + 0.7152 * Double(picture.pixels[i + 1]) + 0.0722 * Double(picture.pixels[i + 2])
+    if luma >= 225 { n += 1 }
+  }
+  return Double(n) / Double(picture.width * picture.height)
+}
+
+/// Pearson r of two decoded pictures' luma.
+private func lumaCorrelation(_ a: RGBAImage, _ b: RGBAImage) -> Double {
+  var sx = 0.0, sy = 0.0, sxx = 0.0, syy = 0.0, sxy = 0.0
+  let n = Double(a.width * a.height)
+  for o in 0..<(a.width * a.height) {
+    let i = o * 4
+    let x = 0.2126 * Double(a.pixels[i]) + 0.7152 * Double(a.pixels[i + 1]) + 0.0722 * Double(a.pixels[i + 2])
+    let y = 0.2126 * Double(b.pixels[i]) + 0.7152 * Double(b.pixels[i + 1]) + 0.0722 * Double(b.pixels[i + 2])
+    sx += x; sy += y; sxx += x * x; syy += y * y; sxy += x * y
+  }
+  return (sxy - sx * sy / n) / ((sxx - sx * sx / n) * (syy - sy * sy / n)).squareRoot()
+}
+
+private struct BuildFailure: Error, CustomStringConvertible {
+  var log: String
+  var description: String { "build failed: \(log)" }
+}
+
+@Suite("Dark variants a designer would ship", .serialized)
+struct DarkVariantLegibilityTests {
+  private static let banners: [GeneratedBanner] = [
+    GeneratedBanner(id: "sale", ground: "color=white:s=1170x658", layers: [
+      TextLayer(text: "SALE", size: 150, colour: "0x111111", x: 60, y: 80),
+      TextLayer(text: "50% OFF", size: 90, colour: "0xE53935", x: 60, y: 280),
+      TextLayer(text: "Today only", size: 48, colour: "0x222222", x: 60, y: 440),
+    ]),
+    GeneratedBanner(id: "brand", ground: "color=0xFFD400:s=1170x658", layers: [
+      TextLayer(text: "MEGA DEAL", size: 130, colour: "black", x: 60, y: 120),
+      TextLayer(text: "Up to 70% off", size: 56, colour: "black", x: 60, y: 330),
+    ]),
+    GeneratedBanner(id: "card", ground: "color=0xF2F2F7:s=1170x658,drawbox=x=120:y=80:w=930:h=500:color=white:t=fill",
+                    layers: [
+                      TextLayer(text: "Your order is on its way", size: 52, colour: "0x1C1C1E", x: 170, y: 140),
+                      TextLayer(text: "Arrives Tuesday", size: 36, colour: "0x6E6E73", x: 170, y: 240),
+                    ]),
+    GeneratedBanner(
+      id: "lineart", width: 1600, height: 1000,
+      ground: "color=white:s=1600x1000,format=gray,geq=lum='if(lt(abs(hypot(X-500\\,Y-500)-300)\\,1.5)+lt(abs(X-1100)\\,1.2)*between(Y\\,200\\,800)+lt(abs(Y-800)\\,1.2)*between(X\\,1100\\,1500)\\,0\\,255)',format=rgb24",
+      layers: [TextLayer(text: "Fig. 3  Valve assembly", size: 40, colour: "black", x: 300, y: 900)]),
+    GeneratedBanner(id: "night", ground: "color=0x0B1D3A:s=1170x658", layers: [
+      TextLayer(text: "Night Sale", size: 120, colour: "white", x: 60, y: 150),
+      TextLayer(text: "Starts 10 pm", size: 60, colour: "0xFFC107", x: 60, y: 330),
+    ]),
+  ]
+
+  /// Builds every generated banner, an animated GIF with a caption bar and
+  /// a 4 s promo clip of dark text on white, once for the suite.
+  private final class Built: @unchecked Sendable {  // written once in init, read-only after
+    let fixture: BatchFixture
+    let bundle: URL
+    let items: [String: [String: Any]]
+    let log: String
+
+    init() throws {
+      fixture = try BatchFixture("dark-legibility")
+      for banner in DarkVariantLegibilityTests.banners { try banner.write(into: fixture.dir) }
+      let font = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"
+      try Oracle.generate(["-f", "lavfi", "-i", "testsrc2=s=480x270:r=10:d=1",
+                           "-filter_complex", "[0]eq=brightness=-0.25,pad=480:340:0:0:white,drawtext=fontfile=\(font):text='Coffee time':fontsize=30:fontcolor=black:x=40:y=290,split[a][b];[a]palettegen[p];[b][p]paletteuse"],
+                          to: fixture.dir.appendingPathComponent("caption.gif"))
+      try Oracle.generate(["-f", "lavfi", "-i", "color=white:s=640x360:r=25:d=4,drawtext=fontfile=\(font):text='Spring collection':fontsize=56:fontcolor=0x111111:x=40:y=120",
+                           "-c:v", "libx264", "-pix_fmt", "yuv420p"], to: fixture.dir.appendingPathComponent("promo.mp4"))
+      try Oracle.generate(["-f", "lavfi", "-i", "color=black:s=640x360,drawtext=fontfile=\(font):text='Spring collection':fontsize=56:fontcolor=white:x=40:y=120",
+                           "-frames:v", "1", "-pix_fmt", "gray"], to: fixture.dir.appendingPathComponent("promo-mask0.png"))
+      var jobBanners: [[String: Any]] = DarkVariantLegibilityTests.banners.map { ["id": $0.id, "type": "image", "source": "\($0.id).png"] }
+      jobBanners.append(["id": "caption", "type": "image", "source": "caption.gif"])
+      jobBanners.append(["id": "promo", "type": "video", "source": "promo.mp4", "cover": "first"])
+      try fixture.job(jobBanners, baseURL: nil)
+      let build = try MarqueeCLI.run(["build", "job.json", "--out", "out", "--log-format", "plain"], in: fixture.dir)
+      log = build.stderr + build.stdoutText
+      guard build.status == 0 else { throw BuildFailure(log: log) }
+      bundle = fixture.out.appendingPathComponent("home")
+      let root = try JSONSerialization.jsonObject(with: Data(contentsOf: bundle.appendingPathComponent("banners.json"))) as? [String: Any]
+      var items: [String: [String: Any]] = [:]
+      for item in root?["banners"] as? [[String: Any]] ?? [] { items[item["id"] as? String ?? ""] = item }
+      self.items = items
+    }
+
+    func picture(_ id: String, _ key: String) throws -> RGBAImage {
+      let path = try #require(items[id]?[key] as? String, "\(id) has no \(key)")
+      return try FFmpegOracle.decode(bundle.appendingPathComponent(path))
+    }
+  }
+
+  private static let built = Result { try Built() }
+
+  @Test("text on light, brand and dark grounds stays legible in the dark variant, and nothing glares")
+  func generatedBannersAreLegible() throws {
+    let b = try Self.built.get()
+    for banner in Self.banners {
+      let light = try b.picture(banner.id, "url")
+      let dark = try b.picture(banner.id, "dark_url")
+      for (n, layer) in banner.layers.enumerated() {
+        var mask = try FFmpegOracle.decode(b.fixture.dir.appendingPathComponent("\(banner.id)-mask\(n).png"))
+        if mask.width != light.width {
+          mask = try ImageResampler.resize(mask, width: light.width, height: light.height)
+        }
+        let before = InkOnGround(light, mask: mask)
+        let after = InkOnGround(dark, mask: mask)
+        let needed = min(0.6 * min(before.ratio, 4.5), 2)
+        #expect(after.ratio >= needed,
+                "\(banner.id) '\(layer.text)': \(after.ratio):1 in the dark variant, \(before.ratio):1 light, needs \(needed):1")
+        print(String(format: "[Legibility] %@ '%@': %.1f:1 light, %.1f:1 dark", banner.id, layer.text, before.ratio, after.ratio))
+      }
+      let glare = nearWhiteShare(dark)
+      #expect(glare <= 0.25, "\(banner.id): \(glare * 100) % of the dark variant is near white")
+    }
+  }
+
+  @Test("the brand colour is kept, a dark banner is only dimmed, the methods are named in the summary")
+  func methodsFollowTheContent() throws {
+    let b = try Self.built.get()
+    // The yellow stays a yellow: hue within 15° of the light fill's.
+    let dark = try b.picture("brand", "dark_url")
+    let i = (5 * dark.width + 5) * 4
+    let (r, g, bl) = (Double(dark.pixels[i]), Double(dark.pixels[i + 1]), Double(dark.pixels[i + 2]))
+    #expect(r > bl + 60 && g > bl + 40, "brand fill became \(r), \(g), \(bl)")
+    // The night banner is only dimmed: its luma keeps its order.
+    let nightLight = try b.picture("night", "url"), nightDark = try b.picture("night", "dark_url")
+    #expect(lumaCorrelation(nightLight, nightDark) > 0.98)
+    #expect(b.log.contains("sale: encode finished") && b.log.contains("graphics inverted"), "\(b.log)")
+    #expect(b.log.contains("dark: photograph, dimmed"), "\(b.log)")
+  }
+
+  @Test("an animated caption bar and a promo clip's cover stay legible")
+  func captionAndCover() throws {
+    let b = try Self.built.get()
+    // The caption GIF's first frame: the caption's black ink against its bar.
+    let light = try b.picture("caption", "jpeg_url"), dark = try b.picture("caption", "dark_jpeg_url")
+    var bar = [Double](), ink = [Double]()
+    let top = light.height * 290 / 340
+    for y in top..<light.height {
+      for x in 0..<light.width {
+        let i = (y * light.width + x) * 4
+        let l = luminance(light.pixels[i], light.pixels[i + 1], light.pixels[i + 2])
+        let d = luminance(dark.pixels[i], dark.pixels[i + 1], dark.pixels[i + 2])
+        if l > 0.8 { bar.append(d) } else if l < 0.02 { ink.append(d) }
+      }
+    }
+    #expect(!bar.isEmpty && !ink.isEmpty)
+    #expect(contrast(median(bar), median(ink)) >= 2, "caption \(contrast(median(bar), median(ink))):1")
+    #expect(nearWhiteShare(dark) <= 0.25)
+    // The promo's dark cover.
+    let cover = try b.picture("promo", "cover_url"), darkCover = try b.picture("promo", "cover_dark_url")
+    let mask = try FFmpegOracle.decode(b.fixture.dir.appendingPathComponent("promo-mask0.png"))
+    let before = InkOnGround(cover, mask: mask), after = InkOnGround(darkCover, mask: mask)
+    #expect(after.ratio >= min(0.6 * min(before.ratio, 4.5), 2), "promo cover \(after.ratio):1")
+    #expect(nearWhiteShare(darkCover) <= 0.25)
+  }
+
+  @Test("corpus photographs are dimmed, never inverted: r ≥ 0.8", .enabled(if: Corpus.skipReason == nil))
+  func photographsStayPhotographs() throws {
+    let fixture = try BatchFixture("dark-photos")
+    defer { fixture.remove() }
+    let photos = ["image-jpeg-adobergb1998-photo-2000x1072.jpg", "image-jpeg-progressive-photo-pixel7pro-srgb.jpg",
+                  "image-jpeg-exif-orientation-6.jpg"]
+    try fixture.job(photos.enumerated().map { ["id": "p\($0.offset)", "type": "image", "source": try Corpus.url($0.element).path] },
+                    settings: ["allow_outside_sources": true], baseURL: nil)
+    let build = try MarqueeCLI.run(["build", "job.json", "--out", "out", "--log-format", "plain"], in: fixture.dir)
+    #expect(build.status == 0, "\(build.stderr)")
+    let bundle = fixture.out.appendingPathComponent("home")
+    let root = try JSONSerialization.jsonObject(with: Data(contentsOf: bundle.appendingPathComponent("banners.json"))) as? [String: Any]
+    for item in try #require(root?["banners"] as? [[String: Any]]) {
+      let light = try FFmpegOracle.decode(bundle.appendingPathComponent(try #require(item["url"] as? String)))
+      let dark = try FFmpegOracle.decode(bundle.appendingPathComponent(try #require(item["dark_url"] as? String)))
+      let r = lumaCorrelation(light, dark)
+      #expect(r >= 0.8, "\(item["id"] ?? ""): r = \(r)")
+      #expect(nearWhiteShare(dark) <= 0.25)
+    }
+  }
+
+  @Test("verify fails a bundle into which an illegible or a glaring dark variant was copied")
+  func verifyFailsCopiedInVariants() throws {
+    let b = try Self.built.get()
+    let scratch = b.fixture.dir.appendingPathComponent("tampered")
+    try? FileManager.default.removeItem(at: scratch)
+    try FileManager.default.copyItem(at: b.bundle, to: scratch)
+    func path(_ id: String, _ key: String) throws -> URL {
+      scratch.appendingPathComponent(try #require(b.items[id]?[key] as? String))
+    }
+    // Illegible: the white ground turned to the surface, the ink left dark
+    // (what the mean-luma rule used to pass).
+    let illegible = b.fixture.dir.appendingPathComponent("illegible.webp")
+    try Oracle.generate(["-i", try path("sale", "url").path,
+                         "-vf", "lutrgb=r='if(gt(val,200),28,val)':g='if(gt(val,200),28,val)':b='if(gt(val,200),30,val)'",
+                         "-c:v", "libwebp", "-lossless", "1"], to: illegible)
+    try FileManager.default.removeItem(at: try path("sale", "dark_url"))
+    try FileManager.default.copyItem(at: illegible, to: try path("sale", "dark_url"))
+    // Glaring: the light UI card copied as its own dark variant.
+    try FileManager.default.removeItem(at: try path("card", "dark_url"))
+    try FileManager.default.copyItem(at: try path("card", "url"), to: try path("card", "dark_url"))
+    let verify = try MarqueeCLI.run(["verify", scratch.path])
+    let text = verify.stdoutText + verify.stderr
+    #expect(verify.status != 0)
+    #expect(text.contains("sale") && text.contains("illegible"), "\(text)")
+    #expect(text.contains("card") && text.contains("glares"), "\(text)")
+    // The untouched bundle verifies.
+    let clean = try MarqueeCLI.run(["verify", b.bundle.path])
+    #expect(clean.status == 0, "\(clean.stdoutText)\(clean.stderr)")
+  }
+}
