@@ -11,9 +11,9 @@ struct IncrementalTests {
   // MARK: - Fingerprints
 
   static func spec(_ kind: BannerKind = .video, id: String = "a", link: String? = nil, autoplay: Bool = true,
-                   cover: CoverPolicy = .auto) -> BannerSpec {
+                   cover: CoverPolicy = .auto, dark: DarkPolicy = .generated) -> BannerSpec {
     BannerSpec(id: id, kind: kind, source: URL(fileURLWithPath: "/x"), sourceText: "x", link: link, autoplay: autoplay,
-               muted: true, cover: cover, jsonPath: "banners[0]")
+               muted: true, cover: cover, dark: dark, jsonPath: "banners[0]")
   }
 
   @Test("fingerprints change with the source and with every setting that affects the outputs, not with manifest-only values")
@@ -45,6 +45,27 @@ struct IncrementalTests {
     s.webpQuality = 70
     #expect(ItemFingerprint(spec: Self.spec(.image), settings: s, sourceDigest: "aa").hash != image)
     #expect(ItemFingerprint(spec: Self.spec(), settings: s, sourceDigest: "aa").hash != base)
+  }
+
+  @Test("the dark policy, and the designer picture's bytes and path, are part of the fingerprint; generated adds nothing")
+  func darkPolicyFingerprints() {
+    for kind in BannerKind.allCases {
+      let base = ItemFingerprint(spec: Self.spec(kind), settings: .default, sourceDigest: "aa")
+      // Generated is what every item had before the key: same text, same hash.
+      #expect(!base.canonicalSettings.contains("dark="))
+      let same = ItemFingerprint(spec: Self.spec(kind, dark: .same), settings: .default, sourceDigest: "aa")
+      let picture = URL(fileURLWithPath: "/m/d.png")
+      let designer = ItemFingerprint(spec: Self.spec(kind, dark: .image(source: picture, text: "m/d.png")), settings: .default,
+                                     sourceDigest: "aa", darkDigest: "d1")
+      let otherBytes = ItemFingerprint(spec: Self.spec(kind, dark: .image(source: picture, text: "m/d.png")), settings: .default,
+                                       sourceDigest: "aa", darkDigest: "d2")
+      let otherPath = ItemFingerprint(spec: Self.spec(kind, dark: .image(source: picture, text: "m/e.png")), settings: .default,
+                                      sourceDigest: "aa", darkDigest: "d1")
+      let hashes = [base, same, designer, otherBytes, otherPath].map(\.hash)
+      #expect(Set(hashes).count == 5, "\(kind): \(hashes)")
+      #expect(designer.hash == ItemFingerprint(spec: Self.spec(kind, id: "z", dark: .image(source: picture, text: "m/d.png")),
+                                               settings: .default, sourceDigest: "aa", darkDigest: "d1").hash)
+    }
   }
 
   // MARK: - Builds
