@@ -68,6 +68,44 @@ struct IncrementalTests {
     }
   }
 
+  @Test("a designer's dark picture: a rebuild reuses the item; new bytes or a new path build it again, under a new URL")
+  func designerPictureRebuilds() async throws {
+    let fixture = try BatchFixture("dark-incremental")
+    defer { fixture.remove() }
+    try fixture.png("c.png")
+    let dark = fixture.dir.appendingPathComponent("c-dark.png")
+    try DarkArt.write(DarkArt.picture(width: 240, height: 180), to: dark)
+    try fixture.job([["id": "c", "type": "image", "source": "c.png", "dark": ["image": "c-dark.png"]],
+                     ["id": "d", "type": "image", "source": "c.png", "dark": "same"]])
+    let first = try await BundleBuilder().build(job: try fixture.readJob(), options: BuildOptions(outputRoot: fixture.out))
+    #expect(first.published && first.builtCount == 2, "\(first.items.compactMap(\.failure))")
+
+    let again = try await BundleBuilder().build(job: try fixture.readJob(), options: BuildOptions(outputRoot: fixture.out))
+    #expect(again.countsSummary == "2 reused, 0 built")
+    // The stored record gives back the policy: banners.json is unchanged.
+    #expect(again.items.map(\.entry) == first.items.map(\.entry))
+    let policies = again.items.compactMap { item -> DarkPolicyKind? in
+      guard case .image(let entry) = item.entry else { return nil }
+      return entry.darkPolicy
+    }
+    #expect(policies == [.designer, .same])
+
+    // New bytes in the designer's picture: that item only, new folder.
+    try DarkArt.write(DarkArt.picture(width: 240, height: 170), to: dark)
+    let changed = try await BundleBuilder().build(job: try fixture.readJob(), options: BuildOptions(outputRoot: fixture.out))
+    #expect(changed.items.map(\.status) == [.built, .reused])
+    #expect(changed.items[0].folder != first.items[0].folder)
+    #expect(changed.items[1].folder == first.items[1].folder)
+
+    // The same bytes under another name: built again too (the path is hashed).
+    try FileManager.default.copyItem(at: dark, to: fixture.dir.appendingPathComponent("renamed-dark.png"))
+    try fixture.job([["id": "c", "type": "image", "source": "c.png", "dark": ["image": "renamed-dark.png"]],
+                     ["id": "d", "type": "image", "source": "c.png", "dark": "same"]])
+    let renamed = try await BundleBuilder().build(job: try fixture.readJob(), options: BuildOptions(outputRoot: fixture.out))
+    #expect(renamed.items.map(\.status) == [.built, .reused])
+    #expect(renamed.items[0].folder != changed.items[0].folder)
+  }
+
   // MARK: - Builds
 
   @Test("an unchanged job rebuilds nothing: 4 reused, 0 built, same bundle and URLs")
