@@ -125,8 +125,10 @@ enum HelpText {
     times in every rendition; durations equal what `url` plays (sum of
     #EXTINF, or the MP4's); MP4s are H.264 yuv420p with moov before mdat;
     covers decode at the video's size and are not black (nothing lit); images
-    decode at their stated size with a dark variant beside them; animations
-    stay within 20 frames and 10 MB decoded. Prints each violation as
+    decode at their stated size with a dark variant beside them; dark files
+    are judged by the item's dark_policy ("same": byte-identical to the light
+    ones; "designer": glare only, as a warning); animations stay within 20
+    frames and 10 MB decoded. Prints each violation as
     `<item id>: <file>: <problem>`.
 
     Exit codes: 0 the bundle verifies; 1 violations found; 2 usage error or
@@ -140,8 +142,9 @@ enum HelpText {
     Checks a job file without building: the schema (Pipelines/job.schema.json
     describes it for editors), every source exists, is readable and is a video
     or image Marquee accepts, within the job's limits (max_file_size_mb,
-    max_pixels, max_duration). Each error names the JSON path, e.g.
-    `banners[2].source`.
+    max_pixels, max_duration); so is every poster (cover.image) and designer's
+    dark picture (dark.image), as a JPEG, PNG, WebP or HEIC still. Each error
+    names the JSON path, e.g. `banners[2].source`.
 
     Exit codes: 0 the job is valid; 2 usage error or any problem in the job.
 

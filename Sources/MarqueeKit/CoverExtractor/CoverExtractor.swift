@@ -51,12 +51,19 @@ public struct CoverExtractor: Sendable {
     let writes: [(String, Data)] = [
       (files.webp, try WebPEncoder.encode(picture, quality: webpQuality)),
       (files.jpeg, try JPEGEncoder.encode(picture, quality: jpegQuality)),
-      (files.darkWebP, try WebPEncoder.encode(dark.image, quality: webpQuality)),
-      (files.darkJPEG, try JPEGEncoder.encode(darkVariants.flattened(dark.image), quality: jpegQuality)),
-    ]
+    ] + (try darkFiles(dark.image, files: files))
     for (path, data) in writes {
       try data.write(to: itemFolder.appendingPathComponent(path), options: .atomic)
     }
     return files
+  }
+
+  /// The dark cover's two files for a dark picture of the cover's size:
+  /// WebP, and JPEG flattened onto the dark surface.
+  func darkFiles(_ dark: RGBAImage, files: CoverFiles) throws -> [(String, Data)] {
+    [
+      (files.darkWebP, try WebPEncoder.encode(dark, quality: webpQuality)),
+      (files.darkJPEG, try JPEGEncoder.encode(darkVariants.flattened(dark), quality: jpegQuality)),
+    ]
   }
 }

@@ -35,15 +35,28 @@ public struct PosterFitter: Sendable {
   /// - Throws: `MediaIOError` for a missing, unreadable, unknown, animated
   ///   or over-limit file.
   public func open(_ url: URL) throws(MediaIOError) -> ImageSource {
+    try Self.openStill(url, limits: limits, what: "poster")
+  }
+
+  /// Opens a still the job supplies (a poster, a designer's dark picture)
+  /// and checks it without decoding: the image sources' limits
+  /// (`ImageSource.open`: file size, pixels), one of `formats` by content,
+  /// and not an animation.
+  ///
+  /// - Parameter what: the picture's name in messages (`"poster"`,
+  ///   `"dark picture"`).
+  /// - Throws: `MediaIOError` for a missing, unreadable, unknown, animated
+  ///   or over-limit file (`kind == .limit` for a limit).
+  public static func openStill(_ url: URL, limits: InputLimits, what: String) throws(MediaIOError) -> ImageSource {
     let source = try ImageSource.open(path: url.path, limits: limits)
     let header = source.header
-    guard Self.formats.contains(header.format) else {
-      throw MediaIOError(kind: .unsupported, function: "poster", context: url.lastPathComponent,
-                         reason: "is \(header.format.rawValue); a poster is a JPEG, PNG, WebP or HEIC still")
+    guard formats.contains(header.format) else {
+      throw MediaIOError(kind: .unsupported, function: what, context: url.lastPathComponent,
+                         reason: "is \(header.format.rawValue); a \(what) is a JPEG, PNG, WebP or HEIC still")
     }
     guard !header.isAnimated else {
-      throw MediaIOError(kind: .unsupported, function: "poster", context: url.lastPathComponent,
-                         reason: "is an animation; a poster is a still")
+      throw MediaIOError(kind: .unsupported, function: what, context: url.lastPathComponent,
+                         reason: "is an animation; a \(what) is a still")
     }
     return source
   }
@@ -54,14 +67,24 @@ public struct PosterFitter: Sendable {
   /// - Throws: `MediaIOError` from opening, decoding or resizing.
   public func fit(_ url: URL, width: Int, height: Int) throws(MediaIOError) -> (image: RGBAImage, warnings: [String]) {
     let decoded = try open(url).decodeStill()
-    let crop = Self.cropRect(sourceWidth: decoded.image.width, sourceHeight: decoded.image.height,
+    return (try fit(decoded.image, width: width, height: height), decoded.warnings)
+  }
+
+  /// A decoded still fitted to `width × height`: cover-cropped, centred
+  /// (`cropRect`), resized with Lanczos and flattened onto `background`.
+  ///
+  /// - Parameter picture: upright RGBA sRGB, straight alpha, any size.
+  /// - Returns: an opaque `width × height` picture.
+  /// - Throws: `MediaIOError` from resizing.
+  public func fit(_ picture: RGBAImage, width: Int, height: Int) throws(MediaIOError) -> RGBAImage {
+    let crop = Self.cropRect(sourceWidth: picture.width, sourceHeight: picture.height,
                              width: width, height: height)
-    let cut = decoded.image.cropped(x: crop.x, y: crop.y, width: crop.width, height: crop.height)
+    let cut = picture.cropped(x: crop.x, y: crop.y, width: crop.width, height: crop.height)
     var fitted = try ImageResampler.resize(cut, width: width, height: height)
     if fitted.hasTransparency {
       fitted = DarkVariantGenerator().flattened(fitted, onto: background)
     }
-    return (fitted, decoded.warnings)
+    return fitted
   }
 
   /// The centred rectangle of a `sourceWidth × sourceHeight` picture with

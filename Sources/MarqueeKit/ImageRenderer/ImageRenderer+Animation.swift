@@ -9,7 +9,12 @@ extension ImageRenderer {
   /// the same size; decode only up to the last kept frame, shrinking each
   /// kept canvas to the largest fitted size straight away (so memory stays
   /// at ≈ the output's); then per rung resize, darken, encode.
-  func produceAnimation(_ source: ImageSource) throws(MarqueeError) -> ([(String, Data)], RenderedImageSet) {
+  ///
+  /// The dark files follow `dark`: darkened frames (`generated`); the light
+  /// files' bytes (`same`); or the designer's still at the rung's size, as
+  /// a still WebP and its JPEG, with a warning that dark mode shows it
+  /// still (`designer`).
+  func produceAnimation(_ source: ImageSource, dark: DarkSource = .generated) throws(MarqueeError) -> ([(String, Data)], RenderedImageSet) {
     let file = source.name
     let header = source.header
     var warnings = header.warnings
@@ -64,6 +69,10 @@ extension ImageRenderer {
     // flicker between treatments when the classifier's verdict varies.
     // The method is chosen and judged on the widest rung's first frame.
     var chosen: DarkVariant?
+    let prepared = prepare(dark, lightWidth: header.width, lightHeight: header.height, warnings: &warnings)
+    if case .designer(let picture) = dark {
+      warnings.append("dark picture \(picture.text) is a still: dark mode shows it still, not the \(canvases.count)-frame animation")
+    }
 
     var files: [(String, Data)] = []
     var renditions: [RenderedImageSet.Rendition] = []
@@ -76,18 +85,35 @@ extension ImageRenderer {
           throw MarqueeError.encoding(error, file: file, output: "the \(size.width)x\(size.height) animation")
         }
       }
-      if chosen == nil, let first = rungFrames.first { chosen = darkGenerator.makeDarkVariant(of: first) }
-      let darkFrames = darkAnimation(rungFrames, method: chosen?.method ?? .dimmed)
       let names = paths(width: size.width)
+      let rungDark: AnimationDark
+      switch prepared {
+      case .generated:
+        if chosen == nil, let first = rungFrames.first { chosen = darkGenerator.makeDarkVariant(of: first) }
+        rungDark = .frames(darkAnimation(rungFrames, method: chosen?.method ?? .dimmed))
+      case .same: rungDark = .sameAsLight
+      case .designer(let matched): rungDark = .still(try scaled(matched, width: size.width, height: size.height, file: file))
+      }
       do {
-        files.append((names.webp, try AnimatedWebPEncoder.encode(frames: rungFrames, durations: durations,
-                                                                  loopCount: loopCount, quality: options.webpQuality)))
-        files.append((names.jpeg, try JPEGEncoder.encode(flatten(rungFrames[0], onto: options.background),
-                                                         quality: options.jpegQuality)))
-        files.append((names.darkWebp, try AnimatedWebPEncoder.encode(frames: darkFrames, durations: durations,
-                                                                      loopCount: loopCount, quality: options.webpQuality)))
-        files.append((names.darkJpeg, try JPEGEncoder.encode(flatten(darkFrames[0], onto: options.darkSurface),
-                                                             quality: options.jpegQuality)))
+        let webp = try AnimatedWebPEncoder.encode(frames: rungFrames, durations: durations,
+                                                  loopCount: loopCount, quality: options.webpQuality)
+        let jpeg = try JPEGEncoder.encode(flatten(rungFrames[0], onto: options.background), quality: options.jpegQuality)
+        files.append((names.webp, webp))
+        files.append((names.jpeg, jpeg))
+        switch rungDark {
+        case .frames(let darkFrames):
+          files.append((names.darkWebp, try AnimatedWebPEncoder.encode(frames: darkFrames, durations: durations,
+                                                                        loopCount: loopCount, quality: options.webpQuality)))
+          files.append((names.darkJpeg, try JPEGEncoder.encode(flatten(darkFrames[0], onto: options.darkSurface),
+                                                               quality: options.jpegQuality)))
+        case .sameAsLight:
+          files.append((names.darkWebp, webp))
+          files.append((names.darkJpeg, jpeg))
+        case .still(let still):
+          // Opaque already (flattened onto dark_surface when it was read).
+          files.append((names.darkWebp, try WebPEncoder.encode(still, quality: options.webpQuality)))
+          files.append((names.darkJpeg, try JPEGEncoder.encode(still, quality: options.jpegQuality)))
+        }
       } catch {
         throw MarqueeError.encoding(error, file: file, output: "the \(size.width)x\(size.height) animation")
       }
@@ -97,9 +123,19 @@ extension ImageRenderer {
     var set = RenderedImageSet(
       widths: renditions, isAnimated: true, frameCount: canvases.count, animationDuration: durations.reduce(0, +),
       sourceWidth: header.width, sourceHeight: header.height, sourceSummary: header.summary,
-      darkKind: chosen?.kind ?? .photograph, warnings: unique(warnings))
+      darkKind: chosen?.kind ?? .photograph, warnings: unique(warnings), darkPolicy: dark.kind)
     set.darkMethod = chosen?.method ?? .dimmed
     return (files, set)
+  }
+
+  /// What an animated rung's dark files are made of.
+  enum AnimationDark {
+    /// Darkened frames, encoded as the light ones are.
+    case frames([RGBAImage])
+    /// The light files' bytes (`"dark": "same"`).
+    case sameAsLight
+    /// The designer's still at the rung's size: a still WebP and its JPEG.
+    case still(RGBAImage)
   }
 
   /// Darkens every frame with the same method, the one chosen for the

@@ -16,7 +16,12 @@ import Foundation
 ///    the EXIF orientation applied to the pixels. The outputs carry no EXIF
 ///    at all, so the tag cannot be applied twice.
 /// 3. **Resize** each rung with Lanczos, premultiplied when there is alpha.
-/// 4. **Dark variant** of each resized rung (`DarkVariantGenerator`).
+/// 4. **Dark variant** of each resized rung (`DarkVariantGenerator`), or,
+///    by the banner's dark policy (`DarkSource`), the designer's picture
+///    scaled to the rung (cover-cropped, centred, to the light picture's
+///    aspect ratio first when the two differ by more than 1 %, with a
+///    warning), or nothing to make: with `same` the dark files are the
+///    light files' bytes.
 /// 5. **Encode**: WebP keeps alpha; JPEG is flattened onto `background`
 ///    (normal) or `darkSurface` (dark), never onto black.
 /// 6. **Write** all files into a temporary folder that replaces
@@ -26,7 +31,10 @@ import Foundation
 /// (`maxAnimationFrames`, `maxAnimationBytes` of decoded RGBA at the output
 /// size): frames are dropped evenly keeping the total duration, then the
 /// size is reduced if the frames still do not fit. The JPEG fallback is the
-/// first frame.
+/// first frame. A designer's dark picture is a still: an animated banner's
+/// dark WebP is then that still at each rung's size (dark mode shows it
+/// still, as supplied; nothing is animated that the designer did not
+/// draw), with a warning; with `same` the dark WebP is the animated one.
 public struct ImageRenderer: Sendable {
   /// The options in use.
   public var options: Options
@@ -48,14 +56,16 @@ public struct ImageRenderer: Sendable {
   ///   - source: a local image file.
   ///   - id: the banner id, used as a folder name (one path segment).
   ///   - bundleRoot: the bundle folder.
+  ///   - dark: where the dark files come from (default: generated).
   /// - Returns: what was written; its paths are relative to its `folder`,
   ///   `images/<id>`.
   /// - Throws: `MarqueeError` naming the file and the reason; nothing
   ///   is left behind under `images/<id>/` on failure.
-  public func render(source: URL, id: String, bundleRoot: URL) throws(MarqueeError) -> RenderedImageSet {
+  public func render(source: URL, id: String, bundleRoot: URL,
+                     dark: DarkSource = .generated) throws(MarqueeError) -> RenderedImageSet {
     let file = source.lastPathComponent
     try validate(id: id, file: file)
-    var (files, set) = try produce(source: source)
+    var (files, set) = try produce(source: source, dark: dark)
     set.folder = "images/\(id)"
     try write(files, folder: set.folder, bundleRoot: bundleRoot, file: file)
     return set
@@ -65,7 +75,7 @@ public struct ImageRenderer: Sendable {
   ///
   /// - Returns: the file contents keyed by file name, and the description
   ///   of the set (its paths are those names).
-  func produce(source: URL) throws(MarqueeError) -> ([(String, Data)], RenderedImageSet) {
+  func produce(source: URL, dark: DarkSource = .generated) throws(MarqueeError) -> ([(String, Data)], RenderedImageSet) {
     let file = source.lastPathComponent
     let imageSource: ImageSource
     do {
@@ -75,14 +85,14 @@ public struct ImageRenderer: Sendable {
       throw MarqueeError.decoding(error, file: file)
     }
     if imageSource.header.isAnimated {
-      return try produceAnimation(imageSource)
+      return try produceAnimation(imageSource, dark: dark)
     }
-    return try produceStill(imageSource)
+    return try produceStill(imageSource, dark: dark)
   }
 
   // MARK: - Stills
 
-  func produceStill(_ source: ImageSource) throws(MarqueeError) -> ([(String, Data)], RenderedImageSet) {
+  func produceStill(_ source: ImageSource, dark: DarkSource = .generated) throws(MarqueeError) -> ([(String, Data)], RenderedImageSet) {
     let file = source.name
     let header = source.header
     let ladder = WidthLadder.sizes(sourceWidth: header.width, sourceHeight: header.height, widths: options.widths)
@@ -93,6 +103,8 @@ public struct ImageRenderer: Sendable {
     } catch {
       throw MarqueeError.decoding(error, file: file)
     }
+    var warnings = picture.warnings
+    let prepared = prepare(dark, lightWidth: header.width, lightHeight: header.height, warnings: &warnings)
     var files: [(String, Data)] = []
     var renditions: [RenderedImageSet.Rendition] = []
     // The dark method is chosen and judged on the widest rung (the
@@ -106,33 +118,98 @@ public struct ImageRenderer: Sendable {
       } catch {
         throw MarqueeError.encoding(error, file: file, output: "the \(rung.width)x\(rung.height) rendition")
       }
-      let dark = chosen.map { darkGenerator.makeDarkVariant(of: resized, using: $0.method) }
-        ?? darkGenerator.makeDarkVariant(of: resized)
-      if chosen == nil { chosen = dark }
+      let rungDark: RungDark
+      switch prepared {
+      case .generated:
+        let variant = chosen.map { darkGenerator.makeDarkVariant(of: resized, using: $0.method) }
+          ?? darkGenerator.makeDarkVariant(of: resized)
+        if chosen == nil { chosen = variant }
+        rungDark = .picture(variant.image)
+      case .same:
+        rungDark = .sameAsLight
+      case .designer(let matched):
+        rungDark = .picture(try scaled(matched, width: rung.width, height: rung.height, file: file))
+      }
       let names = paths(width: rung.width)
-      files += try encodeStill(resized, dark: dark.image, names: names, file: file)
+      files += try encodeStill(resized, dark: rungDark, names: names, file: file)
       renditions.insert(names.rendition(width: rung.width, height: rung.height), at: 0)
     }
     var set = RenderedImageSet(
       widths: renditions, isAnimated: false, frameCount: 1, animationDuration: 0,
       sourceWidth: header.width, sourceHeight: header.height, sourceSummary: header.summary,
-      darkKind: chosen?.kind ?? .photograph, warnings: unique(picture.warnings + Self.darkWarnings(chosen)))
+      darkKind: chosen?.kind ?? .photograph, warnings: unique(warnings + Self.darkWarnings(chosen)), darkPolicy: dark.kind)
     set.darkMethod = chosen?.method ?? .dimmed
     return (files, set)
   }
 
+  /// What a rung's dark files are made of.
+  enum RungDark {
+    /// A dark picture of the rung's size, encoded like the light one.
+    case picture(RGBAImage)
+    /// The light files' bytes (`"dark": "same"`).
+    case sameAsLight
+  }
+
   /// The four files of one still rung.
-  func encodeStill(_ image: RGBAImage, dark: RGBAImage, names: RungPaths,
+  func encodeStill(_ image: RGBAImage, dark: RungDark, names: RungPaths,
                    file: String) throws(MarqueeError) -> [(String, Data)] {
     do {
-      return [
-        (names.webp, try WebPEncoder.encode(image, quality: options.webpQuality)),
-        (names.jpeg, try JPEGEncoder.encode(flatten(image, onto: options.background), quality: options.jpegQuality)),
-        (names.darkWebp, try WebPEncoder.encode(dark, quality: options.webpQuality)),
-        (names.darkJpeg, try JPEGEncoder.encode(flatten(dark, onto: options.darkSurface), quality: options.jpegQuality)),
-      ]
+      let webp = try WebPEncoder.encode(image, quality: options.webpQuality)
+      let jpeg = try JPEGEncoder.encode(flatten(image, onto: options.background), quality: options.jpegQuality)
+      switch dark {
+      case .sameAsLight:
+        return [(names.webp, webp), (names.jpeg, jpeg), (names.darkWebp, webp), (names.darkJpeg, jpeg)]
+      case .picture(let picture):
+        return [
+          (names.webp, webp),
+          (names.jpeg, jpeg),
+          (names.darkWebp, try WebPEncoder.encode(picture, quality: options.webpQuality)),
+          (names.darkJpeg, try JPEGEncoder.encode(flatten(picture, onto: options.darkSurface), quality: options.jpegQuality)),
+        ]
+      }
     } catch {
       throw MarqueeError.encoding(error, file: file, output: "\(image.width)x\(image.height) WebP/JPEG")
+    }
+  }
+
+  // MARK: - The designer's dark picture
+
+  /// A render's dark policy, ready for the rungs.
+  enum PreparedDark {
+    /// Each rung's dark variant is generated.
+    case generated
+    /// Each rung's dark files are its light files' bytes.
+    case same
+    /// The designer's picture, matched to the light picture's aspect
+    /// ratio, to scale to each rung.
+    case designer(RGBAImage)
+  }
+
+  /// `dark` ready for the rungs of a light picture of `lightWidth ×
+  /// lightHeight` (upright): the designer's picture matched to its aspect
+  /// ratio (`DesignerDarkPicture.matchingAspect`); its decoding, crop and
+  /// glare warnings added to `warnings`.
+  func prepare(_ dark: DarkSource, lightWidth: Int, lightHeight: Int, warnings: inout [String]) -> PreparedDark {
+    switch dark {
+    case .generated: return .generated
+    case .same: return .same
+    case .designer(let designer):
+      let matched = designer.matchingAspect(ofWidth: lightWidth, height: lightHeight)
+      warnings += designer.warnings
+      if let warning = matched.warning { warnings.append(warning) }
+      if let glare = DesignerDarkPicture.glareWarning(matched.picture, on: options.darkSurface) {
+        warnings.append("dark picture \(designer.text) \(glare)")
+      }
+      return .designer(matched.picture)
+    }
+  }
+
+  /// The matched designer picture scaled to one rung's size (Lanczos).
+  func scaled(_ picture: RGBAImage, width: Int, height: Int, file: String) throws(MarqueeError) -> RGBAImage {
+    do {
+      return try ImageResampler.resize(picture, width: width, height: height)
+    } catch {
+      throw MarqueeError.encoding(error, file: file, output: "the \(width)x\(height) dark picture")
     }
   }
 

@@ -49,7 +49,8 @@ public struct RenderedImageSet: Sendable, Equatable {
   public var sourceHeight: Int
   /// The source format as read from the header, e.g. `JPEG progressive, colour`.
   public var sourceSummary: String
-  /// How the dark variant treated the picture (of the widest rendition).
+  /// How the dark variant treated the picture (of the widest rendition);
+  /// meaningful when `darkPolicy` is `generated` only.
   public var darkKind: ImageContentKind
   /// The method that made the dark variants (chosen on the widest
   /// rendition, applied to every width and frame).
@@ -57,6 +58,8 @@ public struct RenderedImageSet: Sendable, Equatable {
   /// Things the job author may want to know (profile ignored, frames
   /// dropped, animation downscaled, corrupt-but-decodable data).
   public var warnings: [String]
+  /// Where the dark files came from.
+  public var darkPolicy: DarkPolicyKind = .generated
 
   /// The widest rendition (the banners.json `url`).
   public var widest: Rendition { widths[widths.count - 1] }
@@ -77,6 +80,7 @@ public struct RenderedImageSet: Sendable, Equatable {
       darkJPEGPath: p(top.darkJpegPath), width: top.width, height: top.height, link: link,
       widths: widths.map {
         ImageWidthEntry(width: $0.width, height: $0.height, webpPath: p($0.webpPath), jpegPath: p($0.jpegPath))
-      })
+      },
+      darkPolicy: darkPolicy)
   }
 }

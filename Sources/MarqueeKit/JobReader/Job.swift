@@ -83,6 +83,59 @@ public enum CoverPolicy: Sendable, Equatable {
   }
 }
 
+// MARK: - DarkPolicy
+
+/// Where a banner's dark-mode picture comes from (`dark` key): the dark
+/// cover of a video banner, the `.dark` files of every width of an image
+/// banner.
+public enum DarkPolicy: Sendable, Equatable {
+  /// Made from the light picture by the dark-variant stage
+  /// (`DarkVariantGenerator`); the default, when the banner has no `dark`.
+  case generated
+  /// The light picture is served for dark mode too (`"same"`: a brand
+  /// banner meant to look the same in both). The `.dark` files are still
+  /// written, byte-identical to their light files, so `?theme=dark` and
+  /// the explicit dark URLs keep working.
+  case same
+  /// The designer's own dark picture (`{"image": "media/sale-dark.png"}`):
+  /// a JPEG, PNG, WebP or HEIC still, read under the image sources' rules
+  /// and limits (EXIF orientation, ICC to sRGB, alpha flattened onto
+  /// `dark_surface`), used as supplied (`DesignerDarkPicture`).
+  ///
+  /// - `source`: the file, absolute and standardized (resolved like
+  ///   `source`, against the job file's folder, under the same
+  ///   outside-the-folder rule).
+  /// - `text`: the path exactly as written, for messages.
+  case image(source: URL, text: String)
+
+  /// The name banners.json gives the policy (`dark_policy`).
+  public var kind: DarkPolicyKind {
+    switch self {
+    case .generated: .generated
+    case .same: .same
+    case .image: .designer
+    }
+  }
+
+  /// The designer's picture, when the policy is one.
+  public var designerSource: URL? {
+    if case .image(let source, _) = self { return source }
+    return nil
+  }
+}
+
+/// Which dark policy an item's outputs were made with, as banners.json
+/// names it (`"dark_policy": "generated" | "designer" | "same"`) and
+/// `marquee verify` reads it back.
+public enum DarkPolicyKind: String, Sendable, Equatable, CaseIterable, Codable {
+  /// The dark-variant stage made the dark pictures from the light ones.
+  case generated
+  /// The designer supplied the dark picture (`"dark": {"image": …}`).
+  case designer
+  /// The dark files are byte-identical to the light ones (`"dark": "same"`).
+  case same
+}
+
 // MARK: - BannerSpec
 
 /// One banner as the job file describes it, validated.
@@ -107,6 +160,9 @@ public struct BannerSpec: Sendable, Equatable {
   public var muted: Bool
   /// How to choose the cover of a video; `.auto` for images (unused).
   public var cover: CoverPolicy
+  /// Where the dark-mode picture comes from (`dark`; video and image
+  /// banners alike); `.generated` when the banner has no `dark`.
+  public var dark: DarkPolicy
   /// Where this banner sits in the job file, e.g. `banners[2]`, for messages
   /// (`"\(jsonPath).source"`).
   public var jsonPath: String
@@ -121,6 +177,7 @@ public struct BannerSpec: Sendable, Equatable {
     autoplay: Bool,
     muted: Bool,
     cover: CoverPolicy,
+    dark: DarkPolicy = .generated,
     jsonPath: String
   ) {
     self.id = id
@@ -131,6 +188,7 @@ public struct BannerSpec: Sendable, Equatable {
     self.autoplay = autoplay
     self.muted = muted
     self.cover = cover
+    self.dark = dark
     self.jsonPath = jsonPath
   }
 }

@@ -4,7 +4,7 @@ import Foundation
 
 extension JobDocumentValidator {
   /// Every key a banner accepts.
-  static let bannerKeys = ["id", "type", "source", "link", "autoplay", "muted", "cover"]
+  static let bannerKeys = ["id", "type", "source", "link", "autoplay", "muted", "cover", "dark"]
   /// The keys that only video banners accept.
   static let videoOnlyKeys = ["autoplay", "muted", "cover"]
   static let maxIDLength = 64
@@ -82,13 +82,16 @@ extension JobDocumentValidator {
       link = text
     }
 
+    var dark = DarkPolicy.generated
+    if let value = object["dark"] { dark = try self.dark(value, at: path("dark")) }
+
     if kind == .image {
       if let key = Self.videoOnlyKeys.first(where: { object[$0] != nil }) {
         throw fail(path(key), "applies only to video banners; remove it from this image banner")
       }
       return BannerSpec(
         id: id, kind: kind, source: source, sourceText: sourceText, link: link,
-        autoplay: false, muted: true, cover: .auto, jsonPath: parent)
+        autoplay: false, muted: true, cover: .auto, dark: dark, jsonPath: parent)
     }
 
     var autoplay = true
@@ -105,7 +108,7 @@ extension JobDocumentValidator {
     }
     return BannerSpec(
       id: id, kind: kind, source: source, sourceText: sourceText, link: link,
-      autoplay: autoplay, muted: muted, cover: cover, jsonPath: parent)
+      autoplay: autoplay, muted: muted, cover: cover, dark: dark, jsonPath: parent)
   }
 
   // MARK: - Banner fields
@@ -184,6 +187,29 @@ extension JobDocumentValidator {
       }
     }
     return nil
+  }
+
+  /// `"same"` or `{"image": "media/sale-dark.png"}`, exactly; leaving the
+  /// key out is the generated dark variant (`"generated"` is refused with
+  /// that hint, so there is one way to say it). The picture's path is
+  /// resolved like `source`, under the same outside-the-folder rule.
+  private func dark(_ value: Any, at path: String) throws(JobError) -> DarkPolicy {
+    let expected = "\"same\" or {\"image\": \"media/sale-dark.png\"}"
+    if let text = value as? String {
+      switch text {
+      case "same": return .same
+      case "generated":
+        throw fail(path, "a generated dark variant is the default: leave \"dark\" out (or give \(expected))")
+      default: throw fail(path, "expected \(expected), found \(JobJSON.quoted(text))")
+      }
+    }
+    guard let object = value as? [String: Any] else { throw mismatch(expected, found: value, at: path) }
+    try checkKeys(of: object, allowed: ["image"], at: path)
+    guard let imageValue = object["image"] else {
+      throw fail(path, "missing \"image\": the designer's dark picture, e.g. {\"image\": \"media/sale-dark.png\"}")
+    }
+    let (url, text) = try source(imageValue, at: JobJSON.path(path, key: "image"))
+    return .image(source: url, text: text)
   }
 
   /// `"auto"`, `"first"`, `{"at": seconds}` or `{"image": "poster.jpg"}`.

@@ -9,10 +9,15 @@ import Foundation
 /// `duration`, `autoplay`, `muted`, `link`) plus extras the client ignores:
 ///
 /// - video: `id`, `hls_url`, `mp4_url`, `cover_jpeg_url`, `cover_dark_url`,
-///   `cover_dark_jpeg_url`, `width`, `height`;
+///   `cover_dark_jpeg_url`, `width`, `height`, `dark_policy`;
 /// - image: `id`, `jpeg_url`, `dark_url`, `dark_jpeg_url`, `width`,
 ///   `height`, `sources` (the width ladder: `width`, `height`, `url`,
-///   `jpeg_url`).
+///   `jpeg_url`), `dark_policy`.
+///
+/// `dark_policy` says where the item's dark pictures came from:
+/// `"generated"` (made from the light ones), `"designer"` (the job's
+/// `dark.image`) or `"same"` (every dark file byte-identical to its light
+/// file); `marquee verify` judges the dark files by it.
 ///
 /// URLs are the base URL followed by the bundle-relative path with every
 /// segment percent-encoded (RFC 3986 unreserved characters kept), or just
@@ -225,6 +230,7 @@ private struct ManifestItemBuilder {
     try set("cover_jpeg_url", url: video.coverJPEGPath)
     try set("cover_dark_url", url: video.darkCoverPath)
     try set("cover_dark_jpeg_url", url: video.darkCoverJPEGPath)
+    members["dark_policy"] = .string(video.darkPolicy.rawValue)
 
     let duration = ManifestEmitter.roundedDuration(video.duration)
     guard video.duration.isFinite, duration > 0 else {
@@ -247,6 +253,7 @@ private struct ManifestItemBuilder {
     try set("jpeg_url", url: image.jpegPath)
     try set("dark_url", url: image.darkPath)
     try set("dark_jpeg_url", url: image.darkJPEGPath)
+    members["dark_policy"] = .string(image.darkPolicy.rawValue)
     try setSize(width: image.width, height: image.height)
     try setLink(image.link)
 

@@ -53,6 +53,8 @@ public struct VideoManifestEntry: Sendable, Equatable {
   public var link: String?
   /// Which file the `url` key points at.
   public var urlChoice: VideoURLChoice
+  /// Where the dark cover came from (`dark_policy`).
+  public var darkPolicy: DarkPolicyKind
 
   /// Creates an entry.
   public init(
@@ -69,7 +71,8 @@ public struct VideoManifestEntry: Sendable, Equatable {
     autoplay: Bool,
     muted: Bool,
     link: String?,
-    urlChoice: VideoURLChoice
+    urlChoice: VideoURLChoice,
+    darkPolicy: DarkPolicyKind = .generated
   ) {
     self.id = id
     self.playlistPath = playlistPath
@@ -85,6 +88,7 @@ public struct VideoManifestEntry: Sendable, Equatable {
     self.muted = muted
     self.link = link
     self.urlChoice = urlChoice
+    self.darkPolicy = darkPolicy
   }
 }
 
@@ -111,6 +115,8 @@ public struct ImageManifestEntry: Sendable, Equatable {
   /// The whole width ladder (including the widest), written in the given
   /// order as `sources`.
   public var widths: [ImageWidthEntry]
+  /// Where the dark files came from (`dark_policy`).
+  public var darkPolicy: DarkPolicyKind
 
   /// Creates an entry.
   public init(
@@ -122,7 +128,8 @@ public struct ImageManifestEntry: Sendable, Equatable {
     width: Int,
     height: Int,
     link: String?,
-    widths: [ImageWidthEntry]
+    widths: [ImageWidthEntry],
+    darkPolicy: DarkPolicyKind = .generated
   ) {
     self.id = id
     self.path = path
@@ -133,6 +140,7 @@ public struct ImageManifestEntry: Sendable, Equatable {
     self.height = height
     self.link = link
     self.widths = widths
+    self.darkPolicy = darkPolicy
   }
 }
 

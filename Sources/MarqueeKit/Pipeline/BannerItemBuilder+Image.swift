@@ -5,12 +5,19 @@ extension BannerItemBuilder {
   /// width ladder, WebP + JPEG, dark variants, animation caps) into
   /// `images/<id>/` of the staging bundle; the entry's paths are relative
   /// to that folder.
+  ///
+  /// The dark files follow the banner's dark policy (`DarkSource`): the
+  /// designer's picture is read first, so a bad one fails the item before
+  /// the source is decoded.
   func buildImage(_ spec: BannerSpec, folder: String) throws -> (ManifestEntry, [String], String) {
+    let dark = try DarkSource.load(for: spec, settings: settings)
     let set = try ImageRenderer(options: .init(settings: settings))
-      .render(source: spec.source, id: spec.id, bundleRoot: staging)
+      .render(source: spec.source, id: spec.id, bundleRoot: staging, dark: dark)
     let widths = set.widths.map { "\($0.width)x\($0.height)" }.joined(separator: ", ")
     let animation = set.isAnimated ? String(format: ", %d frames, %.2f s", set.frameCount, Double(set.animationDuration) / 1000) : ""
-    let summary = "\(set.sourceSummary) → \(widths) WebP + JPEG\(animation), dark: \(set.darkKind), \(set.darkMethod.rawValue)"
+    let darkText = spec.dark == .generated ? ", dark: \(set.darkKind), \(set.darkMethod.rawValue)"
+      : Self.darkSummary(spec.dark, what: "dark")
+    let summary = "\(set.sourceSummary) → \(widths) WebP + JPEG\(animation)\(darkText)"
     return (.image(set.manifestEntry(id: spec.id, link: spec.link)), set.warnings, summary)
   }
 }

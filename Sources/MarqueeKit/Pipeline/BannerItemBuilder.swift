@@ -50,12 +50,31 @@ struct BannerItemBuilder: Sendable {
   }
 
   /// Video banners: `VideoBannerBuilder` (transcoder, master playlist,
-  /// cover and its dark variant) with the pipeline's fixed encoder threads.
+  /// cover and its dark variant) with the pipeline's fixed encoder threads;
+  /// then the dark cover made to follow the banner's dark policy
+  /// (`DarkCoverWriter`). The designer's picture is read before anything
+  /// is encoded, so a bad one fails the item at once.
   private func buildVideo(_ spec: BannerSpec, folder: String) throws -> (ManifestEntry, [String], String) {
+    let dark = try DarkSource.load(for: spec, settings: settings)
     let built = try VideoBannerBuilder(settings: settings, darkVariants: darkVariants,
                                        encoderThreads: ItemFingerprint.encoderThreads)
       .build(spec, bundleRoot: staging, folder: folder, budget: budget, progress: progress)
-    return (.video(built.entry), built.warnings, built.summary)
+    var entry = built.entry
+    let darkWarnings = try DarkCoverWriter(settings: settings, darkVariants: darkVariants)
+      .apply(dark, to: entry, itemFolder: staging.appendingPathComponent(folder, isDirectory: true))
+    entry.darkPolicy = dark.kind
+    return (.video(entry), built.warnings + darkWarnings, built.summary + Self.darkSummary(spec.dark, what: "dark cover"))
+  }
+
+  /// What the summary line says of a dark policy other than the generated
+  /// one (which the stages describe themselves): `, dark cover: designer's
+  /// media/x-dark.png`, `, dark: same as light`.
+  static func darkSummary(_ dark: DarkPolicy, what: String) -> String {
+    switch dark {
+    case .generated: ""
+    case .same: ", \(what): same as light"
+    case .image(_, let text): ", \(what): designer's \(text)"
+    }
   }
 }
 
@@ -67,6 +86,10 @@ extension ItemFailure {
     switch error {
     case let e as MarqueeError where e.code == .noCover:
       return ItemFailure(id: spec.id, source: e.file ?? spec.sourceText, reason: e.message, stage: .cover)
+    case let e as MarqueeError where e.field != nil && e.file != nil:
+      // A file the job names besides the source (the designer's dark
+      // picture, `field` its JSON path): the failure names that file.
+      return ItemFailure(id: spec.id, source: e.file ?? spec.sourceText, reason: e.message, isOutputIOError: e.isOutputIOError)
     case let e as MarqueeError:
       // The failure names the item and its source as written in the job.
       return ItemFailure(id: spec.id, source: spec.sourceText, reason: e.message, isOutputIOError: e.isOutputIOError)

@@ -343,16 +343,22 @@ struct BuildRun: Sendable {
       do throws(MarqueeError) { digest = try store.sourceDigest(spec.source, maxFileSize: settings.maxFileSize) } catch {
         return .failed(ItemFailure(id: spec.id, source: spec.sourceText, reason: Self.sourceProblem(spec.source, error)))
       }
-      guard case .image(let poster, let posterText) = spec.cover else {
-        return .done(ItemFingerprint(spec: spec, settings: settings, sourceDigest: digest))
+      var posterDigest: String?
+      if case .image(let poster, let posterText) = spec.cover {
+        do throws(MarqueeError) { posterDigest = try store.sourceDigest(poster, maxFileSize: settings.maxFileSize) } catch {
+          return .failed(ItemFailure(id: spec.id, source: posterText,
+                                      reason: "the poster (cover.image): " + Self.sourceProblem(poster, error)))
+        }
       }
-      do throws(MarqueeError) {
-        let posterDigest = try store.sourceDigest(poster, maxFileSize: settings.maxFileSize)
-        return .done(ItemFingerprint(spec: spec, settings: settings, sourceDigest: digest, posterDigest: posterDigest))
-      } catch {
-        return .failed(ItemFailure(id: spec.id, source: posterText,
-                                    reason: "the poster (cover.image): " + Self.sourceProblem(poster, error)))
+      var darkDigest: String?
+      if case .image(let picture, let pictureText) = spec.dark {
+        do throws(MarqueeError) { darkDigest = try store.sourceDigest(picture, maxFileSize: settings.maxFileSize) } catch {
+          return .failed(ItemFailure(id: spec.id, source: pictureText,
+                                      reason: "the designer's dark picture (dark.image): " + Self.sourceProblem(picture, error)))
+        }
       }
+      return .done(ItemFingerprint(spec: spec, settings: settings, sourceDigest: digest, posterDigest: posterDigest,
+                                   darkDigest: darkDigest))
     }
     emit(.debug, .hash, .finished, duration: Date().timeIntervalSince(hashStart), message: "\(selected.count) item(s) fingerprinted")
     return fingerprints
@@ -423,15 +429,18 @@ struct BuildRun: Sendable {
       self.buildObject(spec: specs[i], hash: hash)
     }
     monitorTask?.cancel()
-    for (k, (hash, _)) in work.enumerated() {
+    for (k, (hash, builtFor)) in work.enumerated() {
       for i in plan.items[hash] ?? [] {
         states[i].outcome.seconds = results[k].seconds
         if let record = results[k].record {
           states[i].record = record
           states[i].outcome.status = .built
         } else if let failure = results[k].failure {
-          states[i].fail(ItemFailure(id: specs[i].id, source: specs[i].sourceText, reason: failure.reason,
-                                     isOutputIOError: failure.isOutputIOError))
+          // Each item names its own source; a failure that names another
+          // file (a poster, a designer's dark picture) keeps it.
+          let source = failure.source == specs[builtFor].sourceText ? specs[i].sourceText : failure.source
+          states[i].fail(ItemFailure(id: specs[i].id, source: source, reason: failure.reason,
+                                     isOutputIOError: failure.isOutputIOError, stage: failure.stage))
         }
       }
     }

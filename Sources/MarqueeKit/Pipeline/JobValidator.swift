@@ -40,18 +40,15 @@ public enum JobValidator {
     for spec in job.banners {
       let path = spec.jsonPath + ".source"
       func problem(_ reason: String) { problems.append(JobProblem(file: file, path: path, reason: "\(reason) (\(spec.sourceText))")) }
+      // The stills the job supplies besides the source, checked whatever
+      // the source's state (after it, in document order).
+      defer { problems += checkSuppliedStills(of: spec, limits: limits, background: s.background, file: file) }
       // One descriptor, checked by fstat before anything reads it: a FIFO
       // or a device is refused instead of blocking or reading for ever.
       let source: ReadableFile
       do { source = try ReadableFile.open(path: spec.source.path) } catch {
         problem(error.reason)
         continue
-      }
-      if case .image(let poster, let text) = spec.cover {
-        let posterPath = spec.jsonPath + ".cover.image"
-        if let reason = checkPoster(poster, limits: limits, background: s.background) {
-          problems.append(JobProblem(file: file, path: posterPath, reason: "\(reason) (\(text))"))
-        }
       }
       switch spec.kind {
       case .video:
@@ -70,16 +67,50 @@ public enum JobValidator {
     return problems
   }
 
+  /// The poster (`cover.image`) and the designer's dark picture
+  /// (`dark.image`) of `spec`, each checked like a poster (`checkStill`).
+  static func checkSuppliedStills(of spec: BannerSpec, limits: InputLimits, background: RGBColor,
+                                  file: String) -> [JobProblem] {
+    var problems: [JobProblem] = []
+    if case .image(let poster, let text) = spec.cover,
+       let reason = checkPoster(poster, limits: limits, background: background) {
+      problems.append(JobProblem(file: file, path: spec.jsonPath + ".cover.image", reason: "\(reason) (\(text))"))
+    }
+    if case .image(let picture, let text) = spec.dark, let reason = checkDarkPicture(picture, limits: limits) {
+      problems.append(JobProblem(file: file, path: spec.jsonPath + ".dark.image", reason: "\(reason) (\(text))"))
+    }
+    return problems
+  }
+
   /// Why the poster at `url` cannot be a cover, or `nil`: it must exist, be
   /// a readable regular file, and be a JPEG, PNG, WebP or HEIC still within
   /// the job's limits (`PosterFitter.open`, headers only).
   static func checkPoster(_ url: URL, limits: InputLimits, background: RGBColor) -> String? {
+    checkStill(url, limits: limits, what: "poster",
+               missing: "poster not found", folder: "is a folder, not a poster image",
+               unreadable: "poster cannot be read (permissions)")
+  }
+
+  /// Why the designer's dark picture at `url` cannot be used, or `nil`:
+  /// the poster's rules (`banners[2].dark.image: not found
+  /// (media/sale-dark.png)`).
+  static func checkDarkPicture(_ url: URL, limits: InputLimits) -> String? {
+    checkStill(url, limits: limits, what: "dark picture",
+               missing: "not found", folder: "is a folder, not an image", unreadable: "cannot be read (permissions)")
+  }
+
+  /// Why a still the job supplies cannot be used, or `nil`: it must exist,
+  /// be a readable regular file, and be a JPEG, PNG, WebP or HEIC still
+  /// within the job's limits (`PosterFitter.openStill`, headers only); the
+  /// other arguments are the words for each case.
+  private static func checkStill(_ url: URL, limits: InputLimits, what: String, missing: String, folder: String,
+                                 unreadable: String) -> String? {
     var isDirectory: ObjCBool = false
-    guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else { return "poster not found" }
-    if isDirectory.boolValue { return "is a folder, not a poster image" }
-    guard FileManager.default.isReadableFile(atPath: url.path) else { return "poster cannot be read (permissions)" }
-    do { _ = try PosterFitter(limits: limits, background: background).open(url) } catch {
-      return "not a usable poster: \(error.reason)"
+    guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else { return missing }
+    if isDirectory.boolValue { return folder }
+    guard FileManager.default.isReadableFile(atPath: url.path) else { return unreadable }
+    do { _ = try PosterFitter.openStill(url, limits: limits, what: what) } catch {
+      return "not a usable \(what): \(error.reason)"
     }
     return nil
   }

@@ -40,6 +40,19 @@ struct PreviewBanner: Sendable, Equatable {
   var sources: [Source] = []
   /// URLs named in `banners.json` with no file behind them.
   var missingFiles: [String] = []
+  /// Where the dark pictures came from (`dark_policy`); `nil` when the
+  /// item does not say (generated) or says something unknown.
+  var darkPolicy: DarkPolicyKind?
+
+  /// How the dark pictures' captions name their origin: `""` for
+  /// generated ones, ` · the designer's picture`, ` · same as light`.
+  var darkOrigin: String {
+    switch darkPolicy {
+    case .designer: " · the designer's picture"
+    case .same: " · same as light"
+    case .generated, nil: ""
+    }
+  }
 
   /// The light picture for the contact sheet: a JPEG when there is one
   /// (decoded by every FFmpeg build), else the WebP.
@@ -78,6 +91,7 @@ struct PreviewBanner: Sendable, Equatable {
       banner.duration = (item["duration"] as? NSNumber)?.doubleValue
       banner.autoplay = item["autoplay"] as? Bool
       banner.muted = item["muted"] as? Bool
+      banner.darkPolicy = (item["dark_policy"] as? String).flatMap(DarkPolicyKind.init(rawValue:))
       func file(_ key: String) -> String? {
         guard let url = item[key] as? String else { return nil }
         guard let path = resolver.path(for: url) else {

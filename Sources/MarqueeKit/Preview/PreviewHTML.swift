@@ -70,7 +70,7 @@ struct PreviewHTML {
     switch banner.kind {
     case .video:
       out += figure("light", banner.cover, caption: "cover")
-      out += figure("dark", banner.darkCover, caption: "cover, dark (?theme=dark)")
+      out += figure("dark", banner.darkCover, caption: "cover, dark (?theme=dark)\(banner.darkOrigin)")
       if let mp4 = banner.mp4 {
         let poster = banner.cover.map { " poster=\"\(href($0))\"" } ?? ""
         // HLS where the browser plays it natively, else (or when it cannot
@@ -86,7 +86,7 @@ struct PreviewHTML {
       }
     case .image:
       out += figure("light", banner.image, caption: "image")
-      out += figure("dark", banner.darkImage, caption: "image, dark (?theme=dark)")
+      out += figure("dark", banner.darkImage, caption: "image, dark (?theme=dark)\(banner.darkOrigin)")
     }
     out += "</div>\n"
     if !banner.sources.isEmpty {
@@ -94,7 +94,7 @@ struct PreviewHTML {
       for source in banner.sources {
         let size = "\(source.width)×\(source.height)"
         out += figure("light", source.webp ?? source.jpeg, caption: "w\(source.width) (\(size))")
-        out += figure("dark", source.darkWebP ?? source.darkJPEG, caption: "w\(source.width), dark")
+        out += figure("dark", source.darkWebP ?? source.darkJPEG, caption: "w\(source.width), dark\(banner.darkOrigin)")
       }
       out += "</div>\n"
     }

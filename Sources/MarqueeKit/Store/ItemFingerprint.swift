@@ -47,9 +47,14 @@ public struct ItemFingerprint: Sendable, Equatable {
   /// - Parameters:
   ///   - posterDigest: SHA-256 (hex) of the poster file when the cover is
   ///   one (`CoverPolicy.image`); its bytes and path are part of the hash.
-  public init(spec: BannerSpec, settings: JobSettings, sourceDigest: String, posterDigest: String? = nil) {
+  ///   - darkDigest: SHA-256 (hex) of the designer's dark picture when the
+  ///   banner has one (`DarkPolicy.image`); its bytes and path are part of
+  ///   the hash, as the policy is (`canonicalSettings`).
+  public init(spec: BannerSpec, settings: JobSettings, sourceDigest: String, posterDigest: String? = nil,
+              darkDigest: String? = nil) {
     var text = Self.canonicalSettings(spec: spec, settings: settings)
     if let posterDigest { text += "poster-sha256=\(posterDigest)\n" }
+    if let darkDigest { text += "dark-sha256=\(darkDigest)\n" }
     canonicalSettings = text
     self.sourceDigest = sourceDigest
     hash = SHA256.hash(text + "source-sha256=\(sourceDigest)\n").hex
@@ -95,6 +100,14 @@ public struct ItemFingerprint: Sendable, Equatable {
       if case .image = spec.cover { lines.append("settings.background=\(settings.background)") }
       lines.append("encoder_threads=\(encoderThreads)")
       lines.append("encoder_effort=\(EncoderEffort.summary)")
+    }
+    // Only a policy other than the default adds lines, so the items that
+    // generate their dark variants keep the fingerprints (and URLs) they
+    // had before the policy existed.
+    switch spec.dark {
+    case .generated: break
+    case .same: lines.append("dark=same")
+    case .image(_, let text): lines.append("dark=image:\(text)")
     }
     return lines.joined(separator: "\n") + "\n"
   }

@@ -66,6 +66,13 @@ struct StoredItem: Codable, Sendable, Equatable {
   var buildSeconds: Double
   /// Whether the outputs were decoded and checked before they were stored.
   var verified: Bool
+  /// Where the dark pictures came from; absent (`nil`) for `generated`, so
+  /// a generated item's record reads as it did before the policy existed
+  /// (and records written then read as generated).
+  var darkPolicy: DarkPolicyKind?
+
+  /// `darkPolicy`, absent meaning generated.
+  var dark: DarkPolicyKind { darkPolicy ?? .generated }
 
   var totalBytes: Int64 { files.reduce(0) { $0 + $1.size } }
 
@@ -93,6 +100,7 @@ struct StoredItem: Codable, Sendable, Equatable {
     switch entry {
     case .video(let v):
       kind = BannerKind.video.rawValue
+      darkPolicy = v.darkPolicy == .generated ? nil : v.darkPolicy
       video = Video(
         playlistPath: try inside(v.playlistPath), mp4Path: try inside(v.mp4Path), coverPath: try inside(v.coverPath),
         coverJPEGPath: try inside(v.coverJPEGPath), darkCoverPath: try inside(v.darkCoverPath),
@@ -105,6 +113,7 @@ struct StoredItem: Codable, Sendable, Equatable {
       for w in i.widths {
         widths.append(ImageWidth(width: w.width, height: w.height, webpPath: try inside(w.webpPath), jpegPath: try inside(w.jpegPath)))
       }
+      darkPolicy = i.darkPolicy == .generated ? nil : i.darkPolicy
       image = Image(
         path: try inside(i.path), jpegPath: try inside(i.jpegPath), darkPath: try inside(i.darkPath),
         darkJPEGPath: try inside(i.darkJPEGPath), width: i.width, height: i.height, widths: widths)
@@ -124,12 +133,13 @@ struct StoredItem: Codable, Sendable, Equatable {
         id: spec.id, playlistPath: at(v.playlistPath), mp4Path: at(v.mp4Path), coverPath: at(v.coverPath),
         coverJPEGPath: at(v.coverJPEGPath), darkCoverPath: at(v.darkCoverPath), darkCoverJPEGPath: at(v.darkCoverJPEGPath),
         duration: v.duration, width: v.width, height: v.height, autoplay: spec.autoplay, muted: spec.muted,
-        link: spec.link, urlChoice: VideoURLChoice(rawValue: v.urlChoice) ?? .hls))
+        link: spec.link, urlChoice: VideoURLChoice(rawValue: v.urlChoice) ?? .hls, darkPolicy: dark))
     case (.image, _, let i?):
       return .image(ImageManifestEntry(
         id: spec.id, path: at(i.path), jpegPath: at(i.jpegPath), darkPath: at(i.darkPath), darkJPEGPath: at(i.darkJPEGPath),
         width: i.width, height: i.height, link: spec.link,
-        widths: i.widths.map { ImageWidthEntry(width: $0.width, height: $0.height, webpPath: at($0.webpPath), jpegPath: at($0.jpegPath)) }))
+        widths: i.widths.map { ImageWidthEntry(width: $0.width, height: $0.height, webpPath: at($0.webpPath), jpegPath: at($0.jpegPath)) },
+        darkPolicy: dark))
     default:
       throw MarqueeError.store("store object \(hash.prefix(16)) holds a \(kind), not a \(spec.kind.rawValue)")
     }
@@ -144,7 +154,7 @@ struct StoredItem: Codable, Sendable, Equatable {
         id: id, urlPath: url, masterPath: v.playlistPath, mp4Path: v.mp4Path,
         covers: [("cover_url", v.coverPath, false), ("cover_jpeg_url", v.coverJPEGPath, false),
                  ("cover_dark_url", v.darkCoverPath, true), ("cover_dark_jpeg_url", v.darkCoverJPEGPath, true)],
-        width: v.width, height: v.height, duration: ManifestEmitter.roundedDuration(v.duration)), nil)
+        width: v.width, height: v.height, duration: ManifestEmitter.roundedDuration(v.duration), darkPolicy: dark), nil)
     }
     if let i = image {
       var files: [ImageAssets.File] = [
@@ -157,7 +167,7 @@ struct StoredItem: Codable, Sendable, Equatable {
         files.append(.init(key: "sources[\(n)].url", path: w.webpPath, width: w.width, height: w.height))
         files.append(.init(key: "sources[\(n)].jpeg_url", path: w.jpegPath, width: w.width, height: w.height))
       }
-      return (nil, ImageAssets(id: id, files: files))
+      return (nil, ImageAssets(id: id, files: files, darkPolicy: dark))
     }
     return (nil, nil)
   }

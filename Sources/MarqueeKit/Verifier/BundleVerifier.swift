@@ -75,19 +75,27 @@ public struct BundleVerifier: Sendable {
       }
       let decode = options.decodeMedia && !isTrusted(paths.values)
       let surfaces = Self.surfaces(in: root) ?? options.surfaces
+      let (darkPolicy, policyProblem) = DarkPolicyCheck.policy(of: item, index: index)
+      if let policyProblem {
+        report.violations.append(Violation(item: itemID, file: "banners.json", problem: policyProblem))
+      }
       switch item["type"] as? String {
       case "video":
-        let assets = Self.videoAssets(id: itemID, item: item, paths: paths)
+        var assets = Self.videoAssets(id: itemID, item: item, paths: paths)
+        assets.darkPolicy = darkPolicy
         var verifier = VideoAssetVerifier(assets: assets, files: files, decode: decode,
                                           everyPicture: options.everyPicture, scratch: scratch)
         verifier.surfaces = surfaces
         report.violations += verifier.run()
+        report.warnings += verifier.warnings
         report.fileCount += verifier.fileCount
       case "image":
-        let assets = Self.imageAssets(id: itemID, item: item, paths: paths)
+        var assets = Self.imageAssets(id: itemID, item: item, paths: paths)
+        assets.darkPolicy = darkPolicy
         var verifier = ImageAssetVerifier(assets: assets, files: files, decode: decode)
         verifier.surfaces = surfaces
         report.violations += verifier.run()
+        report.warnings += verifier.warnings
         report.fileCount += verifier.fileCount
       default:
         break  // the contract check reported it

@@ -13,11 +13,15 @@ struct ImageAssets: Sendable {
   var id: String
   /// `url` first.
   var files: [File]
+  /// Where the dark files came from (`dark_policy`), which decides how
+  /// they are judged (`DarkPolicyCheck`).
+  var darkPolicy: DarkPolicyKind = .generated
 }
 
 /// Checks an image banner's files: present, decodable, the stated size, a
 /// dark variant beside `url`, and animations within the client's caps
-/// (docs/playback-constraints.md §5).
+/// (docs/playback-constraints.md §5); the dark files by the item's
+/// `dark_policy` (`DarkPolicyCheck`).
 struct ImageAssetVerifier {
   /// The client caps an animation at 20 decoded frames…
   static let maxAnimationFrames = 20
@@ -33,6 +37,9 @@ struct ImageAssetVerifier {
   let files: AssetFiles
   let decode: Bool
   private(set) var violations: [Violation] = []
+  /// Things worth a look that are not violations (a designer's dark
+  /// picture that glares), each naming the item and the file.
+  private(set) var warnings: [String] = []
   private(set) var fileCount = 0
 
   init(assets: ImageAssets, files: AssetFiles, decode: Bool) {
@@ -55,10 +62,22 @@ struct ImageAssetVerifier {
     if !assets.files.contains(where: { $0.key == "dark_url" }) {
       fail("banners.json", "no dark_url: dark mode needs an explicit dark image URL")
     }
-    if let light = pictures["url"], let dark = pictures["dark_url"] {
-      for problem in DarkVariantCheck(surfaces: surfaces).problems(light: light, dark: dark) {
-        fail(assets.files.first { $0.key == "dark_url" }?.path ?? "banners.json", "dark_url: \(problem)")
+    switch assets.darkPolicy {
+    case .generated:
+      if let light = pictures["url"], let dark = pictures["dark_url"] {
+        for problem in DarkVariantCheck(surfaces: surfaces).problems(light: light, dark: dark) {
+          fail(assets.files.first { $0.key == "dark_url" }?.path ?? "banners.json", "dark_url: \(problem)")
+        }
       }
+    case .same:
+      let named = assets.files.map { (key: $0.key, path: $0.path, isDark: $0.key.contains("dark")) }
+      for pair in DarkPolicyCheck.samePairs(named, explicit: ["url": "dark_url", "jpeg_url": "dark_jpeg_url"]) {
+        if let problem = DarkPolicyCheck.sameBytesProblem(light: pair.light, dark: pair.dark, key: pair.key, files: files) {
+          fail(pair.dark, problem)
+        }
+      }
+    case .designer:
+      break  // glare, as a warning, where dark_url is decoded
     }
     return violations
   }
@@ -110,6 +129,10 @@ struct ImageAssetVerifier {
       let picture = try source.decodeStill()
       if file.key == "url" || file.key == "dark_url" {
         pictures[file.key] = picture.image
+      }
+      if file.key == "dark_url", assets.darkPolicy == .designer,
+         let glare = DesignerDarkPicture.glareWarning(picture.image, on: surfaces.dark) {
+        warnings.append("\(assets.id): \(files.display(file.path)): dark_url: the designer's dark picture \(glare)")
       }
     } catch {
       fail(file.path, "\(file.key): image does not decode: \(error.reason)")

@@ -17,6 +17,9 @@ struct VideoAssets: Sendable {
   var height: Int?
   /// `duration`, seconds.
   var duration: Double?
+  /// Where the dark cover came from (`dark_policy`), which decides how it
+  /// is judged (`DarkPolicyCheck`).
+  var darkPolicy: DarkPolicyKind = .generated
 }
 
 /// Checks one video banner's files: the HLS rules (Apple's authoring spec
@@ -33,6 +36,9 @@ struct VideoAssetVerifier {
   static let durationTolerance = 0.0015
 
   private(set) var violations: [Violation] = []
+  /// Things worth a look that are not violations (a designer's dark cover
+  /// that glares), each naming the item and the file.
+  private(set) var warnings: [String] = []
   private(set) var fileCount = 0
   /// The decoded covers by key, for the dark-variant rules.
   private var coverPictures: [String: RGBAImage] = [:]
@@ -74,10 +80,23 @@ struct VideoAssetVerifier {
     if !assets.covers.contains(where: \.isDark) {
       fail("banners.json", "no cover_dark_url: dark mode needs an explicit dark cover URL")
     }
-    if decode, let light = coverPictures["cover_url"], let dark = coverPictures["cover_dark_url"] {
-      for problem in DarkVariantCheck(surfaces: surfaces).problems(light: light, dark: dark) {
-        fail(assets.covers.first { $0.key == "cover_dark_url" }?.path ?? "banners.json", "cover_dark_url: \(problem)")
+    switch assets.darkPolicy {
+    case .generated:
+      if decode, let light = coverPictures["cover_url"], let dark = coverPictures["cover_dark_url"] {
+        for problem in DarkVariantCheck(surfaces: surfaces).problems(light: light, dark: dark) {
+          fail(assets.covers.first { $0.key == "cover_dark_url" }?.path ?? "banners.json", "cover_dark_url: \(problem)")
+        }
       }
+    case .same:
+      let named = assets.covers.map { (key: $0.key, path: $0.path, isDark: $0.isDark) }
+      let explicit = ["cover_url": "cover_dark_url", "cover_jpeg_url": "cover_dark_jpeg_url"]
+      for pair in DarkPolicyCheck.samePairs(named, explicit: explicit) {
+        if let problem = DarkPolicyCheck.sameBytesProblem(light: pair.light, dark: pair.dark, key: pair.key, files: files) {
+          fail(pair.dark, problem)
+        }
+      }
+    case .designer:
+      break  // glare, as a warning, where cover_dark_url is decoded
     }
     return violations
   }
@@ -382,6 +401,10 @@ struct VideoAssetVerifier {
     do {
       let picture = try source.decodeStill()
       coverPictures[key] = picture.image
+      if key == "cover_dark_url", assets.darkPolicy == .designer,
+         let glare = DesignerDarkPicture.glareWarning(picture.image, on: surfaces.dark) {
+        warnings.append("\(assets.id): \(files.display(path)): cover_dark_url: the designer's dark picture \(glare)")
+      }
       // Black is the one look a cover may not have; a flat one (a pinned
       // title card, a flash as the last resort) is the user's to judge.
       let statistics = PictureStatistics(image: picture.image, over: surfaces.surface(dark: isDark))

@@ -66,7 +66,7 @@ struct JobErrorCase: Sendable, CustomTestStringConvertible {
     self.reason = reason
   }
 
-  static let all: [JobErrorCase] = structure + unknownKeys + wrongTypes + settingsRanges + banners + sources + links
+  static let all: [JobErrorCase] = structure + unknownKeys + wrongTypes + settingsRanges + banners + sources + links + dark
   static let structure: [JobErrorCase] = [
     .init("syntax error gives line and column", "{\n  \"name\": tru\n}", path: "", reason: "invalid JSON"),
     .init("empty document", "  \n", path: "", reason: "empty"),
@@ -169,6 +169,24 @@ struct JobErrorCase: Sendable, CustomTestStringConvertible {
     .init("data URI source", job([#"{"id": "a", "type": "image", "source": "data:image/png;base64,AAAA"}"#]), path: "banners[0].source", reason: "(data: scheme)"),
     .init("name with a colon gets a ./ hint", job([#"{"id": "a", "type": "video", "source": "clip:1.mov"}"#]), path: "banners[0].source", reason: #"write "./clip:1.mov""#),
     .init("folder source", job([#"{"id": "a", "type": "video", "source": "media/"}"#]), path: "banners[0].source", reason: "folder"),
+  ]
+  /// `dark`: exactly `"same"` or `{"image": path}`, on either kind.
+  static let dark: [JobErrorCase] = [
+    .init("dark is a number", imageJob(#""dark": 5"#), path: "banners[0].dark", reason: #"expected "same" or {"image": "media/sale-dark.png"}, found a number (5)"#),
+    .init("dark is null", imageJob(#""dark": null"#), path: "banners[0].dark", reason: "found null"),
+    .init("dark is an array", videoJob(#""dark": ["same"]"#), path: "banners[0].dark", reason: "found an array"),
+    .init("dark is another word", imageJob(#""dark": "auto""#), path: "banners[0].dark", reason: #"found "auto""#),
+    .init("dark is spelt in capitals", videoJob(#""dark": "Same""#), path: "banners[0].dark", reason: #"found "Same""#),
+    .init("dark generated is the default", imageJob(#""dark": "generated""#), path: "banners[0].dark", reason: #"leave "dark" out"#),
+    .init("dark without image", imageJob(#""dark": {}"#), path: "banners[0].dark", reason: #"missing "image""#),
+    .init("unknown key in dark", videoJob(#""dark": {"image": "a.png", "at": 1}"#), path: "banners[0].dark.at", reason: #"unknown key "at""#),
+    .init("dark typo key", imageJob(#""dark": {"imgae": "a.png"}"#), path: "banners[0].dark.imgae", reason: #"did you mean "image"?"#),
+    .init("dark image is a number", imageJob(#""dark": {"image": 3}"#), path: "banners[0].dark.image", reason: "expected a string, found a number (3)"),
+    .init("dark image is empty", imageJob(#""dark": {"image": ""}"#), path: "banners[0].dark.image", reason: "must not be empty"),
+    .init("dark image is a URL", videoJob(#""dark": {"image": "https://cdn.example.com/d.png"}"#), path: "banners[0].dark.image", reason: "not a URL (https: scheme)"),
+    .init("dark image is a folder", imageJob(#""dark": {"image": "media/"}"#), path: "banners[0].dark.image", reason: "folder"),
+    .init("dark image leads out with ..", imageJob(#""dark": {"image": "../other/d.png"}"#), path: "banners[0].dark.image", reason: "leads out of the job file's folder"),
+    .init("dark image absolute elsewhere", imageJob(#""dark": {"image": "/etc/d.png"}"#), path: "banners[0].dark.image", reason: "absolute path outside"),
   ]
   static let links: [JobErrorCase] = [
     .init("ftp link", videoJob(#""link": "ftp://example.com/file""#), path: "banners[0].link", reason: "only http and https"),
@@ -299,6 +317,29 @@ struct JobErrorCase: Sendable, CustomTestStringConvertible {
     #expect(banners[0].cover == .first)
     #expect(banners[1].cover == .at(seconds: 1.5))
     #expect(banners[2].cover == .at(seconds: 0))
+  }
+
+  @Test func darkPolicyIsReadOnBothKinds() throws {
+    let banners = try parse(
+      job([
+        #"{"id": "a", "type": "image", "source": "media/a.png"}"#,
+        #"{"id": "b", "type": "image", "source": "media/b.png", "dark": "same"}"#,
+        #"{"id": "c", "type": "image", "source": "media/c.png", "dark": {"image": "media/c-dark.png"}}"#,
+        #"{"id": "d", "type": "video", "source": "media/d.mov", "dark": {"image": "./media/../media/d dark.webp"}}"#,
+        #"{"id": "e", "type": "video", "source": "media/e.mov", "cover": {"image": "p.jpg"}, "dark": "same"}"#,
+      ]),
+      at: absoluteJobURL
+    ).banners
+    #expect(banners.map(\.dark.kind) == [.generated, .same, .designer, .designer, .same])
+    #expect(banners[2].dark == .image(source: URL(fileURLWithPath: "/srv/jobs/home/media/c-dark.png"), text: "media/c-dark.png"))
+    #expect(banners[2].dark.designerSource?.path == "/srv/jobs/home/media/c-dark.png")
+    #expect(banners[3].dark.designerSource?.path == "/srv/jobs/home/media/d dark.webp")
+    #expect(banners[4].cover.posterSource?.path == "/srv/jobs/home/p.jpg")
+    #expect(banners[0].dark.designerSource == nil && banners[1].dark.designerSource == nil)
+    // Outside the folder like any source, when the job allows it.
+    let outside = try parse(imageJob(#""dark": {"image": "../shared/d.png"}"#).replacingOccurrences(
+      of: #""banners""#, with: #""settings": {"allow_outside_sources": true}, "banners""#), at: absoluteJobURL)
+    #expect(outside.banners[0].dark.designerSource?.path == "/srv/jobs/shared/d.png")
   }
 
   @Test func baseURLGetsATrailingSlash() throws {

@@ -152,6 +152,7 @@ struct ContractViolationCase: Sendable, CustomTestStringConvertible {
       Set(item.keys) == [
         "type", "url", "cover_url", "duration", "autoplay", "muted", "link",
         "id", "hls_url", "mp4_url", "cover_jpeg_url", "cover_dark_url", "cover_dark_jpeg_url", "width", "height",
+        "dark_policy",
       ])
     let base = "https://cdn.example.com/home/"
     #expect(item["type"] as? String == "video")
@@ -175,6 +176,23 @@ struct ContractViolationCase: Sendable, CustomTestStringConvertible {
     #expect(JobJSON.number(item["height"] as Any) == 720)
   }
 
+  @Test("dark_policy names where each item's dark pictures came from; the contract keys do not change")
+  func darkPolicyIsWritten() throws {
+    var video = videoEntry(id: "v")
+    video.darkPolicy = .designer
+    var same = imageEntry(id: "s")
+    same.darkPolicy = .same
+    let items = try renderedItems([.video(video), .image(same), .image(imageEntry(id: "g"))])
+    #expect(items.map { $0["dark_policy"] as? String } == ["designer", "same", "generated"])
+    let contract: Set<String> = ["type", "url", "cover_url", "duration", "autoplay", "muted", "link"]
+    let plain = try renderedItems([.video(videoEntry(id: "v")), .image(imageEntry(id: "s")), .image(imageEntry(id: "g"))])
+    for (a, b) in zip(items, plain) {
+      for key in contract { #expect("\(a[key] ?? "-")" == "\(b[key] ?? "-")", "\(key)") }
+    }
+    let data = try ManifestEmitter(baseURL: nil).render([.video(video), .image(same)])
+    #expect(ManifestEmitter.validate(data).isEmpty)
+  }
+
   @Test func mp4ChoicePointsURLAtTheMP4() throws {
     let item = try #require(try renderedItems([.video(videoEntry(urlChoice: .mp4))]).first)
     #expect(item["url"] as? String == "https://cdn.example.com/home/video/spring/spring.mp4")
@@ -185,7 +203,8 @@ struct ContractViolationCase: Sendable, CustomTestStringConvertible {
     let items = try renderedItems([.image(imageEntry(link: "http://example.com/sale"))])
     let item = try #require(items.first)
     #expect(
-      Set(item.keys) == ["type", "url", "link", "id", "jpeg_url", "dark_url", "dark_jpeg_url", "width", "height", "sources"])
+      Set(item.keys) == ["type", "url", "link", "id", "jpeg_url", "dark_url", "dark_jpeg_url", "width", "height", "sources",
+                         "dark_policy"])
     #expect(item["cover_url"] == nil)
     #expect(item["type"] as? String == "image")
     #expect(item["url"] as? String == "https://cdn.example.com/home/images/sale/sale-1170.webp")
@@ -265,6 +284,7 @@ struct ContractViolationCase: Sendable, CustomTestStringConvertible {
             "cover_dark_url": "covers/spring.dark.webp",
             "cover_jpeg_url": "covers/spring.jpg",
             "cover_url": "covers/spring.webp",
+            "dark_policy": "generated",
             "duration": 4.0,
             "height": 720,
             "hls_url": "video/spring/master.m3u8",
@@ -277,6 +297,7 @@ struct ContractViolationCase: Sendable, CustomTestStringConvertible {
           },
           {
             "dark_jpeg_url": "i/sale.dark.jpg",
+            "dark_policy": "generated",
             "dark_url": "i/sale.dark.webp",
             "height": 439,
             "id": "sale",

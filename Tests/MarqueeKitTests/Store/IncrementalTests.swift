@@ -11,9 +11,9 @@ struct IncrementalTests {
   // MARK: - Fingerprints
 
   static func spec(_ kind: BannerKind = .video, id: String = "a", link: String? = nil, autoplay: Bool = true,
-                   cover: CoverPolicy = .auto) -> BannerSpec {
+                   cover: CoverPolicy = .auto, dark: DarkPolicy = .generated) -> BannerSpec {
     BannerSpec(id: id, kind: kind, source: URL(fileURLWithPath: "/x"), sourceText: "x", link: link, autoplay: autoplay,
-               muted: true, cover: cover, jsonPath: "banners[0]")
+               muted: true, cover: cover, dark: dark, jsonPath: "banners[0]")
   }
 
   @Test("fingerprints change with the source and with every setting that affects the outputs, not with manifest-only values")
@@ -45,6 +45,65 @@ struct IncrementalTests {
     s.webpQuality = 70
     #expect(ItemFingerprint(spec: Self.spec(.image), settings: s, sourceDigest: "aa").hash != image)
     #expect(ItemFingerprint(spec: Self.spec(), settings: s, sourceDigest: "aa").hash != base)
+  }
+
+  @Test("the dark policy, and the designer picture's bytes and path, are part of the fingerprint; generated adds nothing")
+  func darkPolicyFingerprints() {
+    for kind in BannerKind.allCases {
+      let base = ItemFingerprint(spec: Self.spec(kind), settings: .default, sourceDigest: "aa")
+      // Generated is what every item had before the key: same text, same hash.
+      #expect(!base.canonicalSettings.contains("dark="))
+      let same = ItemFingerprint(spec: Self.spec(kind, dark: .same), settings: .default, sourceDigest: "aa")
+      let picture = URL(fileURLWithPath: "/m/d.png")
+      let designer = ItemFingerprint(spec: Self.spec(kind, dark: .image(source: picture, text: "m/d.png")), settings: .default,
+                                     sourceDigest: "aa", darkDigest: "d1")
+      let otherBytes = ItemFingerprint(spec: Self.spec(kind, dark: .image(source: picture, text: "m/d.png")), settings: .default,
+                                       sourceDigest: "aa", darkDigest: "d2")
+      let otherPath = ItemFingerprint(spec: Self.spec(kind, dark: .image(source: picture, text: "m/e.png")), settings: .default,
+                                      sourceDigest: "aa", darkDigest: "d1")
+      let hashes = [base, same, designer, otherBytes, otherPath].map(\.hash)
+      #expect(Set(hashes).count == 5, "\(kind): \(hashes)")
+      #expect(designer.hash == ItemFingerprint(spec: Self.spec(kind, id: "z", dark: .image(source: picture, text: "m/d.png")),
+                                               settings: .default, sourceDigest: "aa", darkDigest: "d1").hash)
+    }
+  }
+
+  @Test("a designer's dark picture: a rebuild reuses the item; new bytes or a new path build it again, under a new URL")
+  func designerPictureRebuilds() async throws {
+    let fixture = try BatchFixture("dark-incremental")
+    defer { fixture.remove() }
+    try fixture.png("c.png")
+    let dark = fixture.dir.appendingPathComponent("c-dark.png")
+    try DarkArt.write(DarkArt.picture(width: 240, height: 180), to: dark)
+    try fixture.job([["id": "c", "type": "image", "source": "c.png", "dark": ["image": "c-dark.png"]],
+                     ["id": "d", "type": "image", "source": "c.png", "dark": "same"]])
+    let first = try await BundleBuilder().build(job: try fixture.readJob(), options: BuildOptions(outputRoot: fixture.out))
+    #expect(first.published && first.builtCount == 2, "\(first.items.compactMap(\.failure))")
+
+    let again = try await BundleBuilder().build(job: try fixture.readJob(), options: BuildOptions(outputRoot: fixture.out))
+    #expect(again.countsSummary == "2 reused, 0 built")
+    // The stored record gives back the policy: banners.json is unchanged.
+    #expect(again.items.map(\.entry) == first.items.map(\.entry))
+    let policies = again.items.compactMap { item -> DarkPolicyKind? in
+      guard case .image(let entry) = item.entry else { return nil }
+      return entry.darkPolicy
+    }
+    #expect(policies == [.designer, .same])
+
+    // New bytes in the designer's picture: that item only, new folder.
+    try DarkArt.write(DarkArt.picture(width: 240, height: 170), to: dark)
+    let changed = try await BundleBuilder().build(job: try fixture.readJob(), options: BuildOptions(outputRoot: fixture.out))
+    #expect(changed.items.map(\.status) == [.built, .reused])
+    #expect(changed.items[0].folder != first.items[0].folder)
+    #expect(changed.items[1].folder == first.items[1].folder)
+
+    // The same bytes under another name: built again too (the path is hashed).
+    try FileManager.default.copyItem(at: dark, to: fixture.dir.appendingPathComponent("renamed-dark.png"))
+    try fixture.job([["id": "c", "type": "image", "source": "c.png", "dark": ["image": "renamed-dark.png"]],
+                     ["id": "d", "type": "image", "source": "c.png", "dark": "same"]])
+    let renamed = try await BundleBuilder().build(job: try fixture.readJob(), options: BuildOptions(outputRoot: fixture.out))
+    #expect(renamed.items.map(\.status) == [.built, .reused])
+    #expect(renamed.items[0].folder != changed.items[0].folder)
   }
 
   // MARK: - Builds

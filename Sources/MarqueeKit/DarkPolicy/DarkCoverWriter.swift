@@ -1,0 +1,67 @@
+import Foundation
+
+/// Makes a video banner's dark cover follow the banner's dark policy, once
+/// the video builder has written the cover into the item's folder.
+///
+/// - `generated`: nothing to do; the cover stage made it.
+/// - `same`: `cover.dark.webp` and `cover.dark.jpg` become copies of the
+///   bytes of `cover.webp` and `cover.jpg`.
+/// - `designer`: the designer's picture fitted like a poster to the
+///   cover's size (`DesignerDarkPicture.cover`: cover-cropped, centred),
+///   written like a generated dark cover (`CoverExtractor.darkFiles`: WebP,
+///   and JPEG on `dark_surface`). A black one fails the item, as a black
+///   poster does (a cover is never black); one that glares is a warning.
+///
+/// The cover stage runs inside the video builder, which always generates a
+/// dark cover; this replaces it afterwards, so the policy stays out of the
+/// transcoder's chain, at the cost of one dark variant of one picture.
+struct DarkCoverWriter: Sendable {
+  let settings: JobSettings
+  let darkVariants: DarkVariantGenerator
+
+  /// Applies `dark` to the cover files `entry` names.
+  ///
+  /// - Parameters:
+  ///   - dark: the banner's dark policy, its picture read.
+  ///   - entry: the built video; its cover paths are relative to
+  ///     `itemFolder`, `width × height` is the cover's size.
+  ///   - itemFolder: the item's folder.
+  /// - Returns: warnings (a crop, glare).
+  /// - Throws: `MarqueeError.noCover` for a black designer's picture
+  ///   (naming it); `MediaIOError` or a file-system error when resizing,
+  ///   encoding or writing.
+  func apply(_ dark: DarkSource, to entry: VideoManifestEntry, itemFolder: URL) throws -> [String] {
+    func url(_ path: String) -> URL { itemFolder.appendingPathComponent(path) }
+    switch dark {
+    case .generated:
+      return []
+    case .same:
+      for (light, darkPath) in [(entry.coverPath, entry.darkCoverPath), (entry.coverJPEGPath, entry.darkCoverJPEGPath)] {
+        try Data(contentsOf: url(light)).write(to: url(darkPath), options: .atomic)
+      }
+      return []
+    case .designer(let designer):
+      let fitted = try designer.cover(width: entry.width, height: entry.height)
+      let statistics = PictureStatistics(image: fitted.image)
+      if PictureLook.isBlack(statistics) {
+        throw MarqueeError.noCover(
+          "the designer's dark picture (dark.image) is black: \(PictureLook.describeBlack(statistics)); a cover is never black, so supply one with something lit in it",
+          source: designer.text)
+      }
+      let files = CoverFiles(webp: entry.coverPath, jpeg: entry.coverJPEGPath, darkWebP: entry.darkCoverPath,
+                             darkJPEG: entry.darkCoverJPEGPath, width: entry.width, height: entry.height,
+                             darkKind: .photograph)
+      let extractor = CoverExtractor(webpQuality: settings.webpQuality, jpegQuality: settings.jpegQuality,
+                                     darkVariants: darkVariants)
+      for (path, data) in try extractor.darkFiles(fitted.image, files: files) {
+        try data.write(to: url(path), options: .atomic)
+      }
+      var warnings = designer.warnings
+      if let warning = fitted.warning { warnings.append(warning) }
+      if let glare = DesignerDarkPicture.glareWarning(fitted.image, on: settings.darkSurface) {
+        warnings.append("dark picture \(designer.text) \(glare)")
+      }
+      return warnings
+    }
+  }
+}
