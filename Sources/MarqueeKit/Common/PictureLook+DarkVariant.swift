@@ -354,13 +354,21 @@ extension PictureLook {
   ///   judged on glare and darkness alone (legible and correlated).
   public static func judgeDarkVariant(light: RGBAImage, dark: RGBAImage, surfaces: Surfaces,
                                       isPhotograph: Bool) -> DarkVariantJudgement {
+    judgeDarkVariant(light: light, dark: dark, surfaces: surfaces, isPhotograph: isPhotograph, shownLight: nil)
+  }
+
+  /// `judgeDarkVariant(light:dark:surfaces:isPhotograph:)` with the light
+  /// picture's `ShownPicture` already made (the generator judges several
+  /// candidates against one light picture).
+  static func judgeDarkVariant(light: RGBAImage, dark: RGBAImage, surfaces: Surfaces,
+                               isPhotograph: Bool, shownLight known: ShownPicture?) -> DarkVariantJudgement {
     let darker = darkerAsShown(light: light, dark: dark, surfaces: surfaces).isDarker
     let glare = glareShare(dark, on: surfaces.dark)
     guard light.width == dark.width, light.height == dark.height else {
       return DarkVariantJudgement(legibility: LegibilityReport(), glareShare: glare, correlation: 1,
                                   isPhotograph: isPhotograph, isDarker: darker)
     }
-    let shownLight = ShownPicture(light, on: surfaces.light)
+    let shownLight = known ?? ShownPicture(light, on: surfaces.light)
     let shownDark = ShownPicture(dark, on: surfaces.dark)
     return DarkVariantJudgement(
       legibility: legibility(light: shownLight, dark: shownDark), glareShare: glare,

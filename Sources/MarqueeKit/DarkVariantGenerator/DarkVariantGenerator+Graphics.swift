@@ -41,8 +41,21 @@ extension DarkVariantGenerator {
     static let smoothStep = 12
     /// A solid shape of at least this share of the picture…
     static let productArea = 0.02
-    /// …filling at least this share of its bounding box is a product…
-    static let productFill = 0.4
+    /// …filling at least this share of its bounding box is a product
+    /// (a mug with its handle about 0.7, a disc 0.79); display type at 260
+    /// pt and more reaches 2 % of a banner but its letters fill 0.35–0.6 of
+    /// their boxes, and stays graphics…
+    static let productFill = 0.65
+    /// …or this share when its smooth interior spreads over at least
+    /// ``shadedLevels`` luma levels (a product in its soft shadow; flat ink
+    /// has one or two)…
+    static let shadedProductFill = 0.4
+    /// See ``shadedProductFill``.
+    static let shadedLevels = 8
+    /// A solid shape whose most common colour is neutral and darker than
+    /// this OKLab lightness, with fewer than ``shadedLevels`` smooth levels,
+    /// is flat ink (display type, a black block), not a product.
+    static let inkLightnessBelow = 0.4
     /// …unless it is a light panel: its most common colour neutral, and at
     /// most this much OKLab lightness below the ground (coding noise), or
     /// lighter: a white card on a grey page. An off-white product on white
@@ -125,7 +138,11 @@ extension DarkVariantGenerator {
   ///   more (a shaded product with its shadow), or
   /// - it is a large solid shape that is not a light panel: at least
   ///   ``GraphicsTuning/productArea`` of the picture, filling at least
-  ///   ``GraphicsTuning/productFill`` of its bounding box, and not a light
+  ///   ``GraphicsTuning/productFill`` of its bounding box (or
+  ///   ``GraphicsTuning/shadedProductFill`` when it is shaded a little: a
+  ///   product in its soft shadow; huge display type is flat and less
+  ///   compact, and stays graphics), not flat dark neutral ink (a heavy
+  ///   letter, a black block), and not a light
   ///   panel: its most common colour is coloured or darker than the ground
   ///   (a flat-coloured product, a dark phone, an off-white mug).
   ///
@@ -170,11 +187,10 @@ extension DarkVariantGenerator {
       while let idx = stack.popLast() {
         members.append(idx)
         let x = idx % w
-        for n in [x > 0 ? idx - 1 : -1, x < w - 1 ? idx + 1 : -1, idx - w, idx + w]
-        where n >= 0 && n < w * h && !visited[n] && inside(n) {
-          visited[n] = true
-          stack.append(n)
-        }
+        if x > 0, !visited[idx - 1], inside(idx - 1) { visited[idx - 1] = true; stack.append(idx - 1) }
+        if x < w - 1, !visited[idx + 1], inside(idx + 1) { visited[idx + 1] = true; stack.append(idx + 1) }
+        if idx >= w, !visited[idx - w], inside(idx - w) { visited[idx - w] = true; stack.append(idx - w) }
+        if idx + w < w * h, !visited[idx + w], inside(idx + w) { visited[idx + w] = true; stack.append(idx + w) }
       }
     }
 
@@ -217,12 +233,11 @@ extension DarkVariantGenerator {
           let i = idx * 4
           guard x > 0, x < w - 1, y > 0, y < h - 1 else { continue }
           let l = Luma.integer(p[i], p[i + 1], p[i + 2])
-          var flat = true
-          for n in [idx - 1, idx + 1, idx - w, idx + w] {
+          @inline(__always) func near(_ n: Int) -> Bool {
             let j = n * 4
-            if abs(Luma.integer(p[j], p[j + 1], p[j + 2]) - l) > GraphicsTuning.smoothStep { flat = false; break }
+            return abs(Luma.integer(p[j], p[j + 1], p[j + 2]) - l) <= GraphicsTuning.smoothStep
           }
-          guard flat else { continue }
+          guard near(idx - 1), near(idx + 1), near(idx - w), near(idx + w) else { continue }
           histogram[l] += 1
           smooth += 1
         }
@@ -231,7 +246,11 @@ extension DarkVariantGenerator {
         let isPhotograph = smooth >= GraphicsTuning.minPhotoPixels && levels >= GraphicsTuning.photoLevels
         let n = members.count
         let fill = Double(n) / Double((maxX - minX + 1) * (maxY - minY + 1))
-        var isSolidShape = Double(n) >= GraphicsTuning.productArea * Double(w * h) && fill >= GraphicsTuning.productFill
+        // A shape shaded or shadowed a little (a few smooth levels) may be
+        // less compact: a flat product standing in its soft shadow.
+        let compact = fill >= GraphicsTuning.productFill
+          || (fill >= GraphicsTuning.shadedProductFill && levels >= GraphicsTuning.shadedLevels)
+        var isSolidShape = Double(n) >= GraphicsTuning.productArea * Double(w * h) && compact
         if isSolidShape && !isPhotograph {
           // A light panel (a card as light as its page or lighter) is
           // graphics: judged by its most common colour, not its text.
@@ -252,9 +271,20 @@ extension DarkVariantGenerator {
                                b: UInt8(sum.2 / max(count, 1)))
           let isLightPanel = dominant.chroma < GraphicsTuning.neutralChroma
             && dominant.l >= groundL - GraphicsTuning.panelLightness
-          isSolidShape = !isLightPanel
+          // Flat dark neutral ink (a heavy letter, a QR code's block) is
+          // text however large; a product has some shading or colour.
+          let isFlatInk = dominant.chroma < GraphicsTuning.neutralChroma && dominant.l < GraphicsTuning.inkLightnessBelow
+            && levels < GraphicsTuning.shadedLevels
+          isSolidShape = !isLightPanel && !isFlatInk
         }
-        guard isPhotograph || isSolidShape else { continue }
+        guard isPhotograph || isSolidShape else {
+          // Graphics, inverted; a photograph placed on it (a thumbnail in a
+          // card) is kept all the same.
+          if n >= 2 * GraphicsTuning.minPhotoPixels {
+            keepPhotographs(in: members, pixels: p, width: w, height: h, keep: &keep)
+          }
+          continue
+        }
         for idx in members { keep[idx] = true }
       }
       // Ground enclosed by a product stays with it.
@@ -263,11 +293,8 @@ extension DarkVariantGenerator {
         var touchesProduct = false
         for idx in members where !touchesProduct {
           let x = idx % w
-          for nb in [x > 0 ? idx - 1 : -1, x < w - 1 ? idx + 1 : -1, idx - w, idx + w]
-          where nb >= 0 && nb < w * h && keep[nb] {
-            touchesProduct = true
-            break
-          }
+          touchesProduct = (x > 0 && keep[idx - 1]) || (x < w - 1 && keep[idx + 1])
+            || (idx >= w && keep[idx - w]) || (idx + w < w * h && keep[idx + w])
         }
         if touchesProduct { for idx in members { keep[idx] = true } }
       }
@@ -284,5 +311,68 @@ extension DarkVariantGenerator {
       }
     }
     return RGBAImage(width: w, height: h, pixels: output)
+  }
+
+  /// Marks the photographs inside a graphics component as kept: the
+  /// component's pixels farther than ``ClassifierThresholds/backgroundTolerance``
+  /// from its most common colour (its panel) split into 4-connected regions,
+  /// and a region whose smooth interior spreads over
+  /// ``GraphicsTuning/photoLevels`` luma levels or more, on at least
+  /// ``GraphicsTuning/minPhotoPixels`` smooth pixels, is a photograph. Text
+  /// and icons on the panel are flat and stay graphics.
+  func keepPhotographs(in members: [Int], pixels p: UnsafeBufferPointer<UInt8>, width w: Int, height h: Int,
+                       keep: inout [Bool]) {
+    var colours: [Int: Int] = [:]
+    for idx in members {
+      let i = idx * 4
+      colours[Int(p[i] >> 3) << 10 | Int(p[i + 1] >> 3) << 5 | Int(p[i + 2] >> 3), default: 0] += 1
+    }
+    let mode = colours.max { $0.value < $1.value }?.key ?? 0
+    let panel = ((mode >> 10) << 3 | 4, ((mode >> 5) & 31) << 3 | 4, (mode & 31) << 3 | 4)
+    let tolerance = ClassifierThresholds.backgroundTolerance + 4
+    var inside = Set<Int>()
+    for idx in members {
+      let i = idx * 4
+      if abs(Int(p[i]) - panel.0) > tolerance || abs(Int(p[i + 1]) - panel.1) > tolerance
+        || abs(Int(p[i + 2]) - panel.2) > tolerance { inside.insert(idx) }
+    }
+    guard inside.count >= GraphicsTuning.minPhotoPixels else { return }
+    var seen = Set<Int>()
+    var histogram = [Int](repeating: 0, count: 256)
+    for start in inside where !seen.contains(start) {
+      var region: [Int] = []
+      var stack = [start]
+      seen.insert(start)
+      while let idx = stack.popLast() {
+        region.append(idx)
+        let x = idx % w
+        for n in [x > 0 ? idx - 1 : -1, x < w - 1 ? idx + 1 : -1, idx - w, idx + w]
+        where n >= 0 && inside.contains(n) && !seen.contains(n) {
+          seen.insert(n)
+          stack.append(n)
+        }
+      }
+      guard region.count >= GraphicsTuning.minPhotoPixels else { continue }
+      for i in 0..<256 { histogram[i] = 0 }
+      var smooth = 0
+      for idx in region {
+        let x = idx % w, y = idx / w
+        guard x > 0, x < w - 1, y > 0, y < h - 1 else { continue }
+        let i = idx * 4
+        let l = Luma.integer(p[i], p[i + 1], p[i + 2])
+        var flat = true
+        for n in [idx - 1, idx + 1, idx - w, idx + w] {
+          let j = n * 4
+          if abs(Luma.integer(p[j], p[j + 1], p[j + 2]) - l) > GraphicsTuning.smoothStep { flat = false }
+        }
+        guard flat else { continue }
+        histogram[l] += 1
+        smooth += 1
+      }
+      let floor = max(2, Int(Double(smooth) * GraphicsTuning.levelShare))
+      let levels = histogram.reduce(0) { $0 + ($1 >= floor ? 1 : 0) }
+      guard smooth >= GraphicsTuning.minPhotoPixels, levels >= GraphicsTuning.photoLevels else { continue }
+      for idx in region { keep[idx] = true }
+    }
   }
 }

@@ -125,10 +125,12 @@ public struct DarkVariantGenerator: Sendable {
   public func makeDarkVariant(of image: RGBAImage) -> DarkVariant {
     let analysis = analyze(image)
     var best: (variant: DarkVariant, shortfall: Double)?
+    let shownLight = ShownPicture(image, on: surfaces.light)
     for method in methods(for: analysis) {
       var variant = apply(method, to: image, analysis: analysis)
       let judgement = PictureLook.judgeDarkVariant(
-        light: image, dark: variant.image, surfaces: surfaces, isPhotograph: analysis.kind == .photograph)
+        light: image, dark: variant.image, surfaces: surfaces, isPhotograph: analysis.kind == .photograph,
+        shownLight: shownLight)
       if judgement.passes { return variant }
       variant.problems = judgement.problems
       if let kept = best, kept.shortfall <= judgement.shortfall { continue }

@@ -64,9 +64,16 @@ struct ImageAssetVerifier {
     }
     switch assets.darkPolicy {
     case .generated:
-      if let light = pictures["url"], let dark = pictures["dark_url"] {
+      // Both formats of the widest width: a client without WebP shows the
+      // JPEGs. A transparent image's JPEGs are flattened, each on its own
+      // surface, so its cut-out silhouette would read as marks there: they
+      // are judged through the WebPs, which keep the alpha.
+      let transparent = pictures["url"]?.hasTransparency ?? false
+      for (lightKey, darkKey) in [("url", "dark_url"), ("jpeg_url", "dark_jpeg_url")] {
+        guard let light = pictures[lightKey], let dark = pictures[darkKey] else { continue }
+        if lightKey == "jpeg_url" && transparent { continue }
         for problem in DarkVariantCheck(surfaces: surfaces).problems(light: light, dark: dark) {
-          fail(assets.files.first { $0.key == "dark_url" }?.path ?? "banners.json", "dark_url: \(problem)")
+          fail(assets.files.first { $0.key == darkKey }?.path ?? "banners.json", "\(darkKey): \(problem)")
         }
       }
     case .same:
@@ -82,7 +89,8 @@ struct ImageAssetVerifier {
     return violations
   }
 
-  /// The decoded `url` and `dark_url` pictures, for the dark-variant rules.
+  /// The decoded `url`, `dark_url`, `jpeg_url` and `dark_jpeg_url`
+  /// pictures, for the dark-variant rules.
   private var pictures: [String: RGBAImage] = [:]
   /// What images are shown on (`PictureLook`'s dark-variant rules).
   var surfaces = PictureLook.Surfaces.standard
@@ -127,7 +135,7 @@ struct ImageAssetVerifier {
     guard decode else { return }
     do {
       let picture = try source.decodeStill()
-      if file.key == "url" || file.key == "dark_url" {
+      if ["url", "dark_url", "jpeg_url", "dark_jpeg_url"].contains(file.key) {
         pictures[file.key] = picture.image
       }
       if file.key == "dark_url", assets.darkPolicy == .designer,

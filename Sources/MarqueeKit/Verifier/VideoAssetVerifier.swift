@@ -82,9 +82,10 @@ struct VideoAssetVerifier {
     }
     switch assets.darkPolicy {
     case .generated:
-      if decode, let light = coverPictures["cover_url"], let dark = coverPictures["cover_dark_url"] {
+      for (lightKey, darkKey) in [("cover_url", "cover_dark_url"), ("cover_jpeg_url", "cover_dark_jpeg_url")] where decode {
+        guard let light = coverPictures[lightKey], let dark = coverPictures[darkKey] else { continue }
         for problem in DarkVariantCheck(surfaces: surfaces).problems(light: light, dark: dark) {
-          fail(assets.covers.first { $0.key == "cover_dark_url" }?.path ?? "banners.json", "cover_dark_url: \(problem)")
+          fail(assets.covers.first { $0.key == darkKey }?.path ?? "banners.json", "\(darkKey): \(problem)")
         }
       }
     case .same:

@@ -157,6 +157,10 @@ struct DarkVariantLegibilityTests {
       id: "lineart", width: 1600, height: 1000,
       ground: "color=white:s=1600x1000,format=gray,geq=lum='if(lt(abs(hypot(X-500\\,Y-500)-300)\\,1.5)+lt(abs(X-1100)\\,1.2)*between(Y\\,200\\,800)+lt(abs(Y-800)\\,1.2)*between(X\\,1100\\,1500)\\,0\\,255)',format=rgb24",
       layers: [TextLayer(text: "Fig. 3  Valve assembly", size: 40, colour: "black", x: 300, y: 900)]),
+    // Display type: 300 pt letters are each over 2 % of the banner.
+    GeneratedBanner(id: "headline", ground: "color=white:s=1170x658", layers: [
+      TextLayer(text: "SALE", size: 300, colour: "0x111111", x: 40, y: 120),
+    ]),
     GeneratedBanner(id: "night", ground: "color=0x0B1D3A:s=1170x658", layers: [
       TextLayer(text: "Night Sale", size: 120, colour: "white", x: 60, y: 150),
       TextLayer(text: "Starts 10 pm", size: 60, colour: "0xFFC107", x: 60, y: 330),
@@ -182,8 +186,15 @@ struct DarkVariantLegibilityTests {
                            "-c:v", "libx264", "-pix_fmt", "yuv420p"], to: fixture.dir.appendingPathComponent("promo.mp4"))
       try Oracle.generate(["-f", "lavfi", "-i", "color=black:s=640x360,drawtext=fontfile=\(font):text='Spring collection':fontsize=56:fontcolor=white:x=40:y=120",
                            "-frames:v", "1", "-pix_fmt", "gray"], to: fixture.dir.appendingPathComponent("promo-mask0.png"))
+      // A photograph inside a white card on a grey page (a listing card).
+      try Oracle.generate(["-f", "lavfi", "-i", "testsrc2=s=360x200,noise=alls=12:allf=t,gblur=sigma=1.5", "-frames:v", "1"],
+                          to: fixture.dir.appendingPathComponent("thumb.png"))
+      try Oracle.generate(["-f", "lavfi", "-i", "color=0xF2F2F7:s=1170x658", "-i", fixture.dir.appendingPathComponent("thumb.png").path,
+                           "-filter_complex", "[0]drawbox=x=120:y=80:w=930:h=500:color=white:t=fill[c];[c][1]overlay=160:140,drawtext=fontfile=\(font):text='Weekend in the hills':fontsize=44:fontcolor=0x1C1C1E:x=560:y=160",
+                           "-frames:v", "1"], to: fixture.dir.appendingPathComponent("thumbcard.png"))
       var jobBanners: [[String: Any]] = DarkVariantLegibilityTests.banners.map { ["id": $0.id, "type": "image", "source": "\($0.id).png"] }
       jobBanners.append(["id": "caption", "type": "image", "source": "caption.gif"])
+      jobBanners.append(["id": "thumbcard", "type": "image", "source": "thumbcard.png"])
       jobBanners.append(["id": "promo", "type": "video", "source": "promo.mp4", "cover": "first"])
       try fixture.job(jobBanners, baseURL: nil)
       let build = try MarqueeCLI.run(["build", "job.json", "--out", "out", "--log-format", "plain"], in: fixture.dir)
@@ -240,6 +251,23 @@ struct DarkVariantLegibilityTests {
     #expect(lumaCorrelation(nightLight, nightDark) > 0.98)
     #expect(b.log.contains("sale: encode finished") && b.log.contains("graphics inverted"), "\(b.log)")
     #expect(b.log.contains("dark: photograph, dimmed"), "\(b.log)")
+  }
+
+  @Test("a photograph inside a light card stays a photograph while the card turns dark")
+  func photographInsideACard() throws {
+    let b = try Self.built.get()
+    let light = try b.picture("thumbcard", "url"), dark = try b.picture("thumbcard", "dark_url")
+    // The thumbnail's box, at the url width (the card was drawn at 1170).
+    let k = Double(light.width) / 1170
+    func crop(_ image: RGBAImage) throws -> RGBAImage {
+      let x0 = Int(170 * k), y0 = Int(150 * k), w = Int(340 * k), h = Int(180 * k)
+      var out = [UInt8]()
+      for y in y0..<(y0 + h) { out += image.pixels[((y * image.width + x0) * 4)..<((y * image.width + x0 + w) * 4)] }
+      return RGBAImage(width: w, height: h, pixels: out)
+    }
+    let r = lumaCorrelation(try crop(light), try crop(dark))
+    #expect(r >= 0.8, "the thumbnail's luma correlates at r = \(r)")
+    #expect(nearWhiteShare(dark) <= 0.25)
   }
 
   @Test("an animated caption bar and a promo clip's cover stay legible")
