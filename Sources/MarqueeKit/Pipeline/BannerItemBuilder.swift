@@ -6,6 +6,8 @@ struct ItemProduct: Sendable {
   var entry: ManifestEntry
   var warnings: [String]
   var summary: String
+  /// A video's source health (`SourceHealth`); nil for images.
+  var health: SourceHealth? = nil
 }
 
 /// Runs one banner's stage chain into a folder: the seam between the
@@ -43,19 +45,18 @@ struct BannerItemBuilder: Sendable {
   ///   turns it into words.
   func make(_ spec: BannerSpec) throws -> ItemProduct {
     let folder = Self.folder(for: spec)
-    let (entry, warnings, summary) = try spec.kind == .video
-      ? buildVideo(spec, folder: folder)
-      : buildImage(spec, folder: folder)
+    if spec.kind == .video { return try buildVideo(spec, folder: folder) }
+    let (entry, warnings, summary) = try buildImage(spec, folder: folder)
     return ItemProduct(entry: entry, warnings: warnings, summary: summary)
   }
 
   /// Video banners: `VideoBannerBuilder` (transcoder, master playlist,
   /// cover and its dark variant) with the pipeline's fixed encoder threads.
-  private func buildVideo(_ spec: BannerSpec, folder: String) throws -> (ManifestEntry, [String], String) {
+  private func buildVideo(_ spec: BannerSpec, folder: String) throws -> ItemProduct {
     let built = try VideoBannerBuilder(settings: settings, darkVariants: darkVariants,
                                        encoderThreads: ItemFingerprint.encoderThreads)
       .build(spec, bundleRoot: staging, folder: folder, budget: budget, progress: progress)
-    return (.video(built.entry), built.warnings, built.summary)
+    return ItemProduct(entry: .video(built.entry), warnings: built.warnings, summary: built.summary, health: built.health)
   }
 }
 
@@ -67,6 +68,8 @@ extension ItemFailure {
     switch error {
     case let e as MarqueeError where e.code == .noCover:
       return ItemFailure(id: spec.id, source: e.file ?? spec.sourceText, reason: e.message, stage: .cover)
+    case let e as MarqueeError where e.code == .damagedSource:
+      return ItemFailure(id: spec.id, source: spec.sourceText, reason: e.message, stage: .decode)
     case let e as MarqueeError:
       // The failure names the item and its source as written in the job.
       return ItemFailure(id: spec.id, source: spec.sourceText, reason: e.message, isOutputIOError: e.isOutputIOError)

@@ -56,7 +56,7 @@ public struct ItemFingerprint: Sendable, Equatable {
 
   /// Settings only video outputs depend on (left out of image fingerprints).
   static let videoOnlySettings: Set<String> = ["segmentDuration", "maxHeight", "videoURL", "renditions", "mp4Height",
-                                                 "videoCRF", "videoTargetSSIM"]
+                                                 "videoCRF", "videoTargetSSIM", "allowDamagedSources"]
   /// Settings only image outputs depend on (left out of video fingerprints).
   static let imageOnlySettings: Set<String> = ["imageWidth", "imageWidths", "background"]
 

@@ -66,6 +66,10 @@ struct StoredItem: Codable, Sendable, Equatable {
   var buildSeconds: Double
   /// Whether the outputs were decoded and checked before they were stored.
   var verified: Bool
+  /// A video built from a damaged or truncated source
+  /// (`allow_damaged_sources`): what was wrong with it. Absent for a
+  /// sound source and in records written before it existed.
+  var health: SourceHealth? = nil
 
   var totalBytes: Int64 { files.reduce(0) { $0 + $1.size } }
 
