@@ -21,7 +21,11 @@ public struct ItemFingerprint: Sendable, Equatable {
   /// On an AVX-512 machine a rendition whose width is not a multiple of 128
   /// pixels (960x540) could hold bytes that depended on uninitialised
   /// memory; its URLs must not name those bytes any more.
-  public static let outputFormatVersion = 5
+  /// 6: a source between two rungs is its own top rendition (and a rung
+  /// within 15 % of its pixels is dropped), constant-rate sources under
+  /// 12 fps keep their rate, a GIF's pixel-aspect byte is ignored, and a
+  /// damaged picture is never a cover.
+  public static let outputFormatVersion = 6
 
   /// Marquee's version (`marquee --version`).
   public static let marqueeVersion = "0.2.0"

@@ -21,9 +21,14 @@ final class SourceStreams {
     let file = try request.sourceFile ?? request.limits.openSourceFile(atPath: request.source.path)
     input = try InputContainer(file: file, path: request.source.path, allowedFormats: InputContainer.videoFormats,
                                limits: request.limits)
-    guard let video = input.bestStream(.video) else {
+    guard var video = input.bestStream(.video) else {
       throw MarqueeError(.corruptSource, "no video stream (found: \(input.streams.map { $0.codecName }.joined(separator: ", ")))")
     }
+    // A GIF's pixel-aspect byte is ignored, as browsers, ImageIO and
+    // SDWebImage ignore it (and as the image renderer does): libavformat
+    // reads it as a sample aspect ratio of (byte + 15)/64, so byte 1 made
+    // a 300x148 GIF a 76x148 video.
+    if video.codecName == "gif" { video.sampleAspectRatio = Rational(1, 1) }
     self.video = video
     var warnings: [String] = []
     var audio = input.bestStream(.audio)
