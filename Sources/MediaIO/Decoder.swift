@@ -86,6 +86,11 @@ public final class Decoder {
     avcodec_free_context(&c)
   }
 
+  /// How many pictures the decoder may hand over before one it decoded
+  /// earlier (`AVCodecContext.has_b_frames`: its reorder depth, as far as
+  /// it has seen the stream); 0 without reordering.
+  public var reorderDelay: Int { Int(max(0, context.pointee.has_b_frames)) }
+
   /// Decoded picture format (video): width, height, pixel format name.
   public var pixelFormatName: String {
     av_get_pix_fmt_name(context.pointee.pix_fmt).map { String(cString: $0) } ?? "none"

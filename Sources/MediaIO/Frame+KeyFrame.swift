@@ -18,4 +18,23 @@ extension Frame {
   public var isCorrupt: Bool {
     pointer.pointee.flags & AV_FRAME_FLAG_CORRUPT != 0 || pointer.pointee.decode_error_flags != 0
   }
+
+  /// The byte position in the file of the packet this picture was decoded
+  /// from (`AVFrame.pkt_pos`, set when the decoder allocates the picture),
+  /// nil when unknown. Packets lie in the file in decode order, so this
+  /// orders pictures as they were decoded, where their timestamps give the
+  /// order they are shown in. (`pkt_dts` cannot: libavcodec sets it to the
+  /// packet being decoded when the picture came out.)
+  public var packetPosition: Int64? {
+    pointer.pointee.pkt_pos < 0 ? nil : pointer.pointee.pkt_pos
+  }
+
+  /// Marks the picture damaged (sets `AV_FRAME_FLAG_CORRUPT`): for a
+  /// picture the decoder did not flag itself but that is predicted from a
+  /// damaged one. libavfilter copies the flag to every picture a filter
+  /// makes from this one (`av_frame_copy_props`), so whoever sees the
+  /// scaled pictures (the cover extractor) can tell `isCorrupt` too.
+  public func markCorrupt() {
+    pointer.pointee.flags |= AV_FRAME_FLAG_CORRUPT
+  }
 }

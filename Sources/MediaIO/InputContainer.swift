@@ -34,6 +34,12 @@ public struct StreamInfo: Sendable {
   public var channels: Int
   /// Stream duration in seconds, when the container states one.
   public var duration: Double?
+  /// The stream's first timestamp in seconds (`AVStream.start_time`), when known.
+  public var startTime: Double? = nil
+  /// How many frames the container's header says the stream holds
+  /// (`AVStream.nb_frames`: an AVI stream header's length, an MP4 track's
+  /// sample count); 0 when it does not say.
+  public var frameCount: Int = 0
   /// Colour signalling from codec parameters: transfer characteristic name
   /// (`smpte2084` for PQ, `arib-std-b67` for HLG), primaries, matrix.
   public var colorTransfer: String
@@ -222,6 +228,13 @@ public final class InputContainer {
     return d == Status.noPTS || d <= 0 ? nil : Double(d) / Double(AV_TIME_BASE)
   }
 
+  /// Whether libavformat estimated `duration` from the file size and bit
+  /// rate (`AVFMT_DURATION_FROM_BITRATE`) rather than read it from the
+  /// container or from the timestamps: such a duration is a guess.
+  public var durationIsEstimated: Bool {
+    av_fmt_ctx_get_duration_estimation_method(context) == AVFMT_DURATION_FROM_BITRATE
+  }
+
   /// The container's start time in seconds (0 when unknown).
   public var startTime: Double {
     let s = context.pointee.start_time
@@ -291,6 +304,7 @@ public final class InputContainer {
     if s.pointee.duration != Status.noPTS && s.pointee.duration > 0 {
       duration = Double(s.pointee.duration) * tb.doubleValue
     }
+    let start: Double? = s.pointee.start_time == Status.noPTS ? nil : Double(s.pointee.start_time) * tb.doubleValue
     func name(_ p: UnsafePointer<CChar>?) -> String { p.map { String(cString: $0) } ?? "unknown" }
     return StreamInfo(
       index: index, kind: kind, codecName: codec, timeBase: tb,
@@ -298,7 +312,7 @@ public final class InputContainer {
       sampleAspectRatio: sar, frameRate: rate, baseFrameRate: Rational(s.pointee.r_frame_rate),
       orientation: orientation(of: s),
       sampleRate: Int(par.pointee.sample_rate), channels: Int(par.pointee.ch_layout.nb_channels),
-      duration: duration,
+      duration: duration, startTime: start, frameCount: Int(max(0, s.pointee.nb_frames)),
       colorTransfer: name(av_color_transfer_name(par.pointee.color_trc)),
       colorPrimaries: name(av_color_primaries_name(par.pointee.color_primaries)),
       colorSpace: name(av_color_space_name(par.pointee.color_space)),

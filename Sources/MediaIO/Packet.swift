@@ -45,9 +45,16 @@ public final class Packet {
   }
   /// Payload size in bytes.
   public var size: Int { Int(pointer.pointee.size) }
+  /// Byte position of the packet in its file (`AVPacket.pos`); nil when unknown.
+  public var position: Int64? { pointer.pointee.pos < 0 ? nil : pointer.pointee.pos }
   /// Whether the packet holds a keyframe (`AV_PKT_FLAG_KEY`); for H.264
   /// from our encoder with closed GOPs this is an IDR picture.
   public var isKeyframe: Bool { pointer.pointee.flags & AV_PKT_FLAG_KEY != 0 }
+  /// Whether the demuxer found the packet damaged or cut short
+  /// (`AV_PKT_FLAG_CORRUPT`: libavformat sets it on a packet whose data
+  /// ended before its declared size, such as the last packet of a file cut
+  /// mid-way, and on MPEG-TS packets whose PES length does not match).
+  public var isCorrupt: Bool { pointer.pointee.flags & AV_PKT_FLAG_CORRUPT != 0 }
   /// The time base the timestamps are in, when the producer set one.
   public var timeBase: Rational {
     get { Rational(pointer.pointee.time_base) }

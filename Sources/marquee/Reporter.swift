@@ -93,14 +93,7 @@ final class Reporter: @unchecked Sendable {
       let prefix = level == .error ? console.style("error: ", "1;31") : level == .warning ? console.style("warning: ", "33") : ""
       let line = prefix + (item.map { "\($0): " } ?? "") + text
       if level >= .warning {
-        // Problems go to stderr, with the live area moved out of the way.
-        console.locked {
-          lock.lock()
-          defer { lock.unlock() }
-          console.rawWrite(1, eraseLive())
-          console.rawWrite(2, line + "\n")
-          console.rawWrite(1, drawLive())
-        }
+        problem(line)
       } else {
         permanent(line)
       }
@@ -133,8 +126,9 @@ final class Reporter: @unchecked Sendable {
     case (_, .reused):
       permanent("  \(console.style("=", "2")) \(pad(item)) reused, nothing encoded")
     case (_, .failed):
+      // The one failure form (`LogLine.failureText`), on stderr like every problem.
       remove(item)
-      permanent("  \(console.style("✗", "31")) \(pad(item)) \(console.style("failed", "31")): \(LogLine.printable(e.error ?? e.message ?? ""))")
+      problem(console.style("error: ", "1;31") + LogLine.printable(LogLine.failureText(e) ?? ""))
     case (_, .violation):
       permanent("  \(console.style("✗", "31")) \(item.isEmpty ? "(bundle)" : item): \(LogLine.printable(e.error ?? ""))")
     case (_, .warning), (_, .notPublished):
@@ -147,6 +141,17 @@ final class Reporter: @unchecked Sendable {
       permanent(console.style("cleaned up: " + LogLine.printable(e.message ?? ""), "2"))
     default:
       if verbose { permanent(console.style(LogLine.plain(e), "2")) }
+    }
+  }
+
+  /// Prints a problem on stderr, with the live area moved out of the way.
+  private func problem(_ line: String) {
+    console.locked {
+      lock.lock()
+      defer { lock.unlock() }
+      console.rawWrite(1, eraseLive())
+      console.rawWrite(2, line + "\n")
+      console.rawWrite(1, drawLive())
     }
   }
 

@@ -118,10 +118,9 @@ struct LogsTests {
     #expect(plain.status == 1)
     #expect(plain.stderr.contains("error: a: hash failed: media/nope.jpg: file not found"), "\(plain.stderr)")
     #expect(plain.stderr.contains("error: dir: hash failed: media/folder.png: is a folder, not a media file"), "\(plain.stderr)")
-    let junk = plain.stderr.split(separator: "\n").first { $0.contains("error: j: encode failed") }
-    #expect(junk?.contains("s: media/junk.mp4: ") == true, "\(plain.stderr)")
-    let bad = plain.stderr.split(separator: "\n").first { $0.contains("error: bad: encode failed") }
-    #expect(bad?.contains("s: media/bad.png: ") == true, "\(plain.stderr)")
+    // One form for every stage: `error: <id>: <stage> failed: <source>: <reason>`.
+    #expect(plain.stderr.contains("error: j: encode failed: media/junk.mp4: "), "\(plain.stderr)")
+    #expect(plain.stderr.contains("error: bad: encode failed: media/bad.png: "), "\(plain.stderr)")
     #expect(!plain.stderr.contains("media/bad.png: bad.png:"), "file named twice: \(plain.stderr)")
     let errors = plain.stderr.split(separator: "\n").filter { $0.contains(" error: ") }
     #expect(errors.count == 4 && !errors.contains { $0.contains(fixture.dir.path) }, "absolute path in an item error: \(errors)")
@@ -136,7 +135,8 @@ struct LogsTests {
     #expect((encode["error"] as? String)?.hasPrefix("media/junk.mp4: ") == true, "\(encode)")
 
     let terminal = try Self.onTerminal(["build", job, "--out", fixture.out.path], environment: ["NO_COLOR": "1"])
-    #expect(terminal.contains("failed: media/nope.jpg: file not found"), "\(terminal)")
+    #expect(terminal.contains("error: a: hash failed: media/nope.jpg: file not found"), "\(terminal)")
+    #expect(terminal.contains("error: j: encode failed: media/junk.mp4: "), "\(terminal)")
   }
 
   @Test("--quiet prints nothing for a good run, only errors for a bad one")

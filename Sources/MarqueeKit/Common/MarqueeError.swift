@@ -24,6 +24,7 @@ public struct MarqueeError: Error, CustomStringConvertible, Sendable, Equatable 
       case unsupportedFormat = "unsupported format"
       case unreadableSource = "unreadable source"
       case corruptSource = "corrupt source"
+      case damagedSource = "damaged source"
       case noCover = "no cover"
       case encodeFailed = "encode failed"
       case writeFailed = "write failed"
@@ -47,6 +48,10 @@ public struct MarqueeError: Error, CustomStringConvertible, Sendable, Equatable 
     public static let unreadableSource = Code(.unreadableSource)
     /// The file is truncated or corrupt, has no picture, or a decoder failed on it.
     public static let corruptSource = Code(.corruptSource)
+    /// The video source decodes, but pictures of it are damaged or it ends
+    /// well before its declared duration (`SourceHealth`); the job's
+    /// `allow_damaged_sources` builds it anyway.
+    public static let damagedSource = Code(.damagedSource)
     /// No cover can be made: every frame, the pinned one or the poster is black.
     public static let noCover = Code(.noCover)
     /// An encoder, resizer or muxer failed on good input.

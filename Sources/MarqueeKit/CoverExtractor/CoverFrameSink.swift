@@ -10,6 +10,11 @@
 /// `@unchecked Sendable` stands for (one thread at a time, never two).
 public final class CoverFrameSink: PictureSink, @unchecked Sendable {
   private var selector: CoverSelector<Frame>
+  /// Runs of damaged pictures seen (output seconds), for the warning when a
+  /// pinned time falls in one.
+  private var damaged: [(start: Double, end: Double)] = []
+  /// Damaged pictures closer than this (seconds) are one run.
+  static let sameRun = 0.25
 
   public init(policy: CoverPolicy) {
     selector = CoverSelector<Frame>(policy: policy)
@@ -19,7 +24,15 @@ public final class CoverFrameSink: PictureSink, @unchecked Sendable {
 
   /// Measures the picture (`PictureStatistics` of its luma and chroma
   /// thumbnails) and offers it; a reference is taken only when it is kept.
+  /// A damaged picture (`Frame.isCorrupt`: concealed by its decoder, or
+  /// predicted from one that was, `SourceHealth`) is never offered.
   public func observe(_ picture: Frame, time: Double) throws {
+    if picture.isCorrupt {
+      if let last = damaged.last, time - last.end <= Self.sameRun { damaged[damaged.count - 1].end = time } else {
+        damaged.append((time, time))
+      }
+      return
+    }
     guard let thumbs = picture.yuvThumbnails() else { return }
     let stats = PictureStatistics(y: thumbs.y, u: thumbs.u, v: thumbs.v)
     try selector.offer(time: time, statistics: stats) { try picture.clone() }
@@ -28,13 +41,28 @@ public final class CoverFrameSink: PictureSink, @unchecked Sendable {
   /// The chosen frame as RGBA sRGB at the top rendition's size, or why none
   /// can be a cover (`MarqueeError.noCover`).
   public func choice() -> Result<CoverPicture, MarqueeError> {
-    let chosen: CoverChoice<Frame>
-    do throws(MarqueeError) { chosen = try selector.finish() } catch { return .failure(error) }
+    var chosen: CoverChoice<Frame>
+    do throws(MarqueeError) { chosen = try selector.finish() } catch {
+      return .failure(damaged.isEmpty ? error : Self.withDamage(error))
+    }
+    if case .at(let target) = selector.policy, abs(chosen.time - target) > 1e-6,
+       let run = damaged.first(where: { target >= $0.start - 1e-6 && target <= $0.end + Self.sameRun }) {
+      let note = String(format: "the pinned cover time %.3f s falls in a damaged part of the source (%.2f–%.2f s); the clean frame at %.3f s was used",
+                        target, run.start, run.end, chosen.time)
+      chosen.warning = chosen.warning.map { $0 + "; " + note } ?? note
+    }
     do {
       let image = try PixelConverter.rgba(from: chosen.payload)
       return .success(CoverPicture(image: image, time: chosen.time, warning: chosen.warning, basis: chosen.basis))
     } catch {
       return .failure(MarqueeError(.encodeFailed, "the cover frame cannot be converted to RGBA: \(error.reason)", cause: error))
     }
+  }
+
+  /// A no-cover error when damaged pictures were left out: says so.
+  private static func withDamage(_ error: MarqueeError) -> MarqueeError {
+    var e = error
+    e.message += "; the damaged pictures of the source were not considered"
+    return e
   }
 }

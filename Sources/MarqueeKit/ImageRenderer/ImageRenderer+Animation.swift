@@ -21,7 +21,14 @@ extension ImageRenderer {
     let plan = AnimationPlan.select(durations: header.frameDurations, maxFrames: options.maxAnimationFrames)
     let total = plan.reduce(0) { $0 + $1.duration }
     if plan.count < header.frameCount {
-      warnings.append("animation reduced from \(header.frameCount) to \(plan.count) frames (client cap \(options.maxAnimationFrames)); total duration kept at \(total) ms")
+      var text = "animation reduced from \(header.frameCount) to \(plan.count) frames (client cap \(options.maxAnimationFrames)); total duration kept at \(total) ms"
+      if header.format == .gif {
+        // Each kept frame is shown as long as the frames dropped after it: the motion turns into a slideshow.
+        let longest = plan.map(\.duration).max() ?? 0
+        text += String(format: ", each frame now shown up to %.1f s; give it as \"type\": \"video\" to keep every frame (a muted looping video)",
+                       Double(longest) / 1000)
+      }
+      warnings.append(text)
     }
 
     // Sizes: the ladder, then each rung fitted to the memory cap.

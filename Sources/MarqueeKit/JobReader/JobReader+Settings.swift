@@ -8,7 +8,7 @@ extension JobDocumentValidator {
     "segment_duration", "max_height", "image_width", "webp_quality", "jpeg_quality",
     "dark_surface", "background", "max_duration", "max_pixels", "max_file_size_mb",
     "video_url", "renditions", "mp4_height", "image_widths", "video_crf", "video_target_ssim",
-    "allow_outside_sources",
+    "allow_damaged_sources", "allow_outside_sources",
   ]
 
   /// `settings.allow_outside_sources`: whether a source may lie outside the
@@ -119,6 +119,9 @@ extension JobDocumentValidator {
         throw fail(keyPath, "must be 0 (no check) or from \(Self.format(range.lowerBound)) to \(Self.format(range.upperBound)) (the top rendition's SSIM), found \(JobJSON.render(value))")
       }
       settings.videoTargetSSIM = ssim
+    }
+    if let value = object["allow_damaged_sources"] {
+      settings.allowDamagedSources = try bool(value, at: path("allow_damaged_sources"))
     }
     return settings
   }

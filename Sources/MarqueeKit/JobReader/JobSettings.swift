@@ -70,6 +70,12 @@ public struct JobSettings: Sendable, Equatable {
   /// CRF, at most 6 lower and at most twice (`QualityTarget`). Default
   /// 0.985; 0 turns the check off; otherwise 0.5...0.999.
   public var videoTargetSSIM: Double
+  /// Whether a video source whose pictures are damaged or whose end is
+  /// missing is built anyway (`allow_damaged_sources`): with a warning
+  /// naming the damaged time ranges, a cover from outside them, and the
+  /// duration that was there. Default false: such an item fails
+  /// (`MarqueeError.Code.damagedSource`, `SourceHealth`).
+  public var allowDamagedSources: Bool
 
   /// Creates settings; every parameter defaults to the documented default.
   public init(
@@ -88,9 +94,11 @@ public struct JobSettings: Sendable, Equatable {
     mp4Height: Int? = nil,
     imageWidths: [Int]? = nil,
     videoCRF: Double = 23,
-    videoTargetSSIM: Double = QualityTarget.defaultSSIM
+    videoTargetSSIM: Double = QualityTarget.defaultSSIM,
+    allowDamagedSources: Bool = false
   ) {
     self.videoTargetSSIM = videoTargetSSIM
+    self.allowDamagedSources = allowDamagedSources
     self.segmentDuration = segmentDuration
     self.maxHeight = maxHeight
     self.imageWidth = imageWidth

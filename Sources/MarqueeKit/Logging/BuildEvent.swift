@@ -33,6 +33,9 @@ public struct BuildEvent: Sendable, Equatable {
     case cleanup
     /// Hashing a source and its settings.
     case hash
+    /// Decoding a video's source: damaged pictures and a truncated end
+    /// (`SourceHealth`) fail the item here.
+    case decode
     /// Making an item's outputs (transcode, images).
     case encode
     /// Choosing a video's cover (a frame, or the job's poster) and writing

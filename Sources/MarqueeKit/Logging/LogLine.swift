@@ -43,6 +43,15 @@ public enum LogLine {
     return e.error.map { "\(what): \($0)" } ?? what
   }
 
+  /// `<id>: <stage> failed: <source>: <reason>` of a failure event (its
+  /// `error` is `<source>: <reason>`), as every output format prints it
+  /// after `error: `; nil for other events.
+  public static func failureText(_ e: BuildEvent) -> String? {
+    guard e.event == .failed else { return nil }
+    let what = "\(e.stage.rawValue) failed" + ((e.error ?? e.message).map { ": \($0)" } ?? "")
+    return e.item.map { "\($0): \(what)" } ?? what
+  }
+
   static let reserved: Set<String> = ["time", "level", "item", "stage", "event", "duration", "error", "message", "progress"]
 
   /// A JSON number with at most three decimals (`1.5`, `0.125`, `3`);
@@ -67,7 +76,10 @@ public enum LogLine {
   // MARK: - Plain lines
 
   /// `2025-05-01T10:00:03Z spring  encode finished in 3.2 s: h264 → …`;
-  /// warnings and errors carry `warning:`/`error:` after the time.
+  /// warnings and errors carry `warning:`/`error:` after the time. A
+  /// failure reads `error: <id>: <stage> failed: <source>: <reason>`, the
+  /// one form of every stage's failure (`failureText`), without the time
+  /// it took (the JSON line's `duration` has it).
   public static func plain(_ e: BuildEvent) -> String {
     var text = timestamp(e.time, milliseconds: false) + " "
     switch e.level {
@@ -77,7 +89,7 @@ public enum LogLine {
     }
     if let item = e.item { text += printable(item) + ": " }
     text += "\(e.stage.rawValue) \(e.event.rawValue.replacingOccurrences(of: "_", with: " "))"
-    if let d = e.duration { text += " in " + seconds(d) }
+    if let d = e.duration, e.event != .failed { text += " in " + seconds(d) }
     if let m = e.message { text += ": " + printable(m) }
     if let err = e.error { text += (e.message == nil ? ": " : " (") + printable(err) + (e.message == nil ? "" : ")") }
     return text

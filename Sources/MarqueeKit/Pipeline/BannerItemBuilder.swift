@@ -6,6 +6,8 @@ struct ItemProduct: Sendable {
   var entry: ManifestEntry
   var warnings: [String]
   var summary: String
+  /// A video's source health (`SourceHealth`); nil for images.
+  var health: SourceHealth? = nil
 }
 
 /// Runs one banner's stage chain into a folder: the seam between the
@@ -43,9 +45,8 @@ struct BannerItemBuilder: Sendable {
   ///   turns it into words.
   func make(_ spec: BannerSpec) throws -> ItemProduct {
     let folder = Self.folder(for: spec)
-    let (entry, warnings, summary) = try spec.kind == .video
-      ? buildVideo(spec, folder: folder)
-      : buildImage(spec, folder: folder)
+    if spec.kind == .video { return try buildVideo(spec, folder: folder) }
+    let (entry, warnings, summary) = try buildImage(spec, folder: folder)
     return ItemProduct(entry: entry, warnings: warnings, summary: summary)
   }
 
@@ -54,7 +55,7 @@ struct BannerItemBuilder: Sendable {
   /// then the dark cover made to follow the banner's dark policy
   /// (`DarkCoverWriter`). The designer's picture is read before anything
   /// is encoded, so a bad one fails the item at once.
-  private func buildVideo(_ spec: BannerSpec, folder: String) throws -> (ManifestEntry, [String], String) {
+  private func buildVideo(_ spec: BannerSpec, folder: String) throws -> ItemProduct {
     let dark = try DarkSource.load(for: spec, settings: settings)
     let built = try VideoBannerBuilder(settings: settings, darkVariants: darkVariants,
                                        encoderThreads: ItemFingerprint.encoderThreads)
@@ -63,7 +64,8 @@ struct BannerItemBuilder: Sendable {
     let darkWarnings = try DarkCoverWriter(settings: settings, darkVariants: darkVariants)
       .apply(dark, to: entry, itemFolder: staging.appendingPathComponent(folder, isDirectory: true))
     entry.darkPolicy = dark.kind
-    return (.video(entry), built.warnings + darkWarnings, built.summary + Self.darkSummary(spec.dark, what: "dark cover"))
+    return ItemProduct(entry: .video(entry), warnings: built.warnings + darkWarnings,
+                       summary: built.summary + Self.darkSummary(spec.dark, what: "dark cover"), health: built.health)
   }
 
   /// What the summary line says of a dark policy other than the generated
@@ -86,6 +88,8 @@ extension ItemFailure {
     switch error {
     case let e as MarqueeError where e.code == .noCover:
       return ItemFailure(id: spec.id, source: e.file ?? spec.sourceText, reason: e.message, stage: .cover)
+    case let e as MarqueeError where e.code == .damagedSource:
+      return ItemFailure(id: spec.id, source: spec.sourceText, reason: e.message, stage: .decode)
     case let e as MarqueeError where e.field != nil && e.file != nil:
       // A file the job names besides the source (the designer's dark
       // picture, `field` its JSON path): the failure names that file.

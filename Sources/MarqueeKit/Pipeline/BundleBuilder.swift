@@ -173,7 +173,9 @@ struct BuildRun: Sendable {
     emit(report.failedCount > 0 || report.ioError != nil ? .warning : .info, .run, .summary,
          duration: report.seconds, message: report.countsSummary + (published ? "; published \(bundle.path)" : ""),
          fields: ["built": String(report.builtCount), "reused": String(report.reusedCount),
-                  "failed": String(report.failedCount), "published": String(published)])
+                  "failed": String(report.failedCount), "published": String(published),
+                  "damaged_items": String(report.damagedItems.count),
+                  "damaged_pictures": String(report.damagedPictureCount)])
     return report
   }
 
@@ -454,10 +456,27 @@ struct BuildRun: Sendable {
     state.outcome.warnings = record.warnings
     state.outcome.fileCount = record.files.count
     state.outcome.byteCount = record.totalBytes
+    state.outcome.health = record.health
     guard let folder = state.outcome.folder else { return }
     do { state.outcome.entry = try record.entry(for: state.spec, folder: folder) } catch {
       state.fail(ItemFailure(id: state.spec.id, source: state.spec.sourceText, reason: error.description))
     }
+  }
+
+  /// The JSON log fields of a source built damaged or truncated
+  /// (`allow_damaged_sources`): `damaged_pictures` (a count),
+  /// `damaged_ranges` (`2.56-3.00,3.84-4.00`, output seconds) and
+  /// `truncated_at` / `declared_duration` (seconds) when it ends early.
+  static func healthFields(_ h: SourceHealth) -> [String: String] {
+    var fields = ["damaged_pictures": String(h.damagedPictures)]
+    if !h.damagedRanges.isEmpty {
+      fields["damaged_ranges"] = h.damagedRanges.map { String(format: "%.2f-%.2f", $0.start, $0.end) }.joined(separator: ",")
+    }
+    if let t = h.truncation {
+      fields["truncated_at"] = String(format: "%.3f", t.picturesEnd)
+      if let d = t.declaredDuration { fields["declared_duration"] = String(format: "%.3f", d) }
+    }
+    return fields
   }
 
   /// The bundle folder of an item's outputs: readable, and naming its
@@ -497,13 +516,16 @@ struct BuildRun: Sendable {
       let product = try BannerItemBuilder(settings: job.settings, staging: stageRoot, budget: budget,
                                           progress: { monitor.advance(id: id, to: $0) }).make(spec)
       let encoded = Date().timeIntervalSince(start)
-      emit(item: spec.id, .encode, .finished, duration: encoded, message: product.summary)
+      let health = product.health.flatMap { $0.isSound ? nil : $0 }
+      emit(item: spec.id, .encode, .finished, duration: encoded, message: product.summary,
+           fields: health.map(Self.healthFields) ?? [:])
       for w in product.warnings { emit(.warning, item: spec.id, .encode, .warning, message: w) }
 
       let produced = stageRoot.appendingPathComponent(itemFolder, isDirectory: true)
       var record = try StoredItem(entry: product.entry, hash: hash, warnings: product.warnings,
                                   summary: product.summary, files: try FileSystem.files(under: produced),
                                   buildSeconds: encoded)
+      record.health = health
       let verifyStart = Date()
       let violations = verifyObject(record, spec: spec, filesRoot: produced, scratch: folder)
       guard violations.isEmpty else {

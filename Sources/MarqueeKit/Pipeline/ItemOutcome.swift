@@ -65,6 +65,9 @@ public struct ItemOutcome: Sendable {
   /// Output files and their total size in bytes.
   public var fileCount: Int
   public var byteCount: Int64
+  /// A video published from a damaged or truncated source
+  /// (`allow_damaged_sources`): what was wrong with it; nil otherwise.
+  public var health: SourceHealth? = nil
 
   public init(id: String, kind: BannerKind, status: ItemStatus, entry: ManifestEntry? = nil, failure: ItemFailure? = nil,
               warnings: [String] = [], seconds: Double = 0, summary: String = "", fingerprint: String? = nil,
@@ -117,12 +120,25 @@ public struct BuildReport: Sendable {
   public var builtCount: Int { items.filter { $0.status == .built }.count }
   public var reusedCount: Int { items.filter { $0.status == .reused }.count }
   public var skippedCount: Int { items.filter { $0.status == .skipped }.count }
+  /// Items built or reused from a damaged or truncated source
+  /// (`allow_damaged_sources`).
+  public var damagedItems: [ItemOutcome] {
+    items.filter { ($0.status == .built || $0.status == .reused) && $0.health.map { !$0.isSound } == true }
+  }
+  /// Their damaged pictures, summed.
+  public var damagedPictureCount: Int { damagedItems.reduce(0) { $0 + ($1.health?.damagedPictures ?? 0) } }
 
   /// `4 reused, 0 built` (plus failures when there are any).
   public var countsSummary: String {
     var text = "\(reusedCount) reused, \(builtCount) built"
     if failedCount > 0 { text += ", \(failedCount) failed" }
     if skippedCount > 0 { text += ", \(skippedCount) left to other shards" }
+    let damaged = damagedItems
+    if !damaged.isEmpty {
+      let truncated = damaged.filter { $0.health?.truncation != nil }.count
+      text += "; \(damaged.count) from a damaged source (\(damagedPictureCount) damaged picture(s)"
+        + (truncated > 0 ? ", \(truncated) truncated" : "") + ")"
+    }
     return text
   }
 }

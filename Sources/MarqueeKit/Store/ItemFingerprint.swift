@@ -20,8 +20,12 @@ public struct ItemFingerprint: Sendable, Equatable {
   /// (`AudioDecodeDelay`). 5: libx264 without AVX-512 (`X264Capabilities`).
   /// On an AVX-512 machine a rendition whose width is not a multiple of 128
   /// pixels (960x540) could hold bytes that depended on uninitialised
-  /// memory; its URLs must not name those bytes any more. 6: dark variants
-  /// judged as a viewer sees them (legible, no glare), graphics inverted.
+  /// memory; its URLs must not name those bytes any more.
+  /// 6: a source between two rungs is its own top rendition (and a rung
+  /// within 15 % of its pixels is dropped), constant-rate sources under
+  /// 12 fps keep their rate, a GIF's pixel-aspect byte is ignored, and a
+  /// damaged picture is never a cover; and dark variants judged as a viewer
+  /// sees them (legible, no glare), graphics inverted.
   public static let outputFormatVersion = 6
 
   /// Marquee's version (`marquee --version`).
@@ -62,7 +66,7 @@ public struct ItemFingerprint: Sendable, Equatable {
 
   /// Settings only video outputs depend on (left out of image fingerprints).
   static let videoOnlySettings: Set<String> = ["segmentDuration", "maxHeight", "videoURL", "renditions", "mp4Height",
-                                                 "videoCRF", "videoTargetSSIM"]
+                                                 "videoCRF", "videoTargetSSIM", "allowDamagedSources"]
   /// Settings only image outputs depend on (left out of video fingerprints).
   static let imageOnlySettings: Set<String> = ["imageWidth", "imageWidths", "background"]
 

@@ -74,6 +74,11 @@ struct StoredItem: Codable, Sendable, Equatable {
   /// `darkPolicy`, absent meaning generated.
   var dark: DarkPolicyKind { darkPolicy ?? .generated }
 
+  /// A video built from a damaged or truncated source
+  /// (`allow_damaged_sources`): what was wrong with it. Absent for a
+  /// sound source and in records written before it existed.
+  var health: SourceHealth? = nil
+
   var totalBytes: Int64 { files.reduce(0) { $0 + $1.size } }
 
   /// Records `entry` as the stages made it: its paths relative to the

@@ -106,12 +106,17 @@ public enum RenditionPlanner {
   /// (23.976 … 60) wins, so a clip with one dropped frame (average 27.5 fps,
   /// base 30) still comes out at 30. Rates above 60 are halved until they
   /// fit. When neither is standard, an average between 12 and 60 fps is
-  /// kept (to millihertz precision); below 12 fps or unknown (variable-rate
-  /// screen recordings) the output is 30 fps, so motion stays smooth when
-  /// frames arrive irregularly.
+  /// kept (to millihertz precision). Below 12 fps a source with constant
+  /// timing keeps its own rate (a 10 fps camera clip stays 10 fps, not
+  /// every picture three times): its average and base rates agree within
+  /// 1 % (`constantTimingTolerance`); a rate under 1 fps is multiplied by
+  /// the smallest whole number that brings it to 1 fps or more, so each
+  /// picture is repeated exactly. Irregular timing (a variable-rate screen
+  /// recording: average 7.2, base 57 600) or an unknown rate gives 30 fps,
+  /// so motion stays smooth when frames arrive irregularly.
   public static func frameRate(average: Rational, base: Rational = Rational(0, 0)) -> Rational {
     func normalised(_ r: Rational) -> Double? {
-      guard r.isValid else { return nil }
+      guard r.isValid, r.doubleValue > 0 else { return nil }
       var fps = r.doubleValue
       while fps > 60.5 { fps /= 2 }
       return fps
@@ -123,15 +128,25 @@ public enum RenditionPlanner {
         return nearest
       }
     }
-    if let fps = normalised(average), fps >= 12 {
-      var num = Int32((fps * 1000).rounded()), den: Int32 = 1000
-      // Lowest terms, so 15000/1000 reads as 15/1.
-      var a = num, b = den
-      while b != 0 { (a, b) = (b, a % b) }
-      num /= a; den /= a
-      return Rational(num, den)
+    if let fps = normalised(average), fps >= 12 { return millihertz(fps) }
+    if let a = normalised(average), let b = normalised(base), abs(a - b) / b < constantTimingTolerance {
+      let repeats = b < 1 ? (1 / b).rounded(.up) : 1
+      return millihertz(b * repeats)
     }
     return Rational(30, 1)
+  }
+
+  /// How far a source's average and base rates may differ (a share of the
+  /// base) for its timing to count as constant.
+  static let constantTimingTolerance = 0.01
+
+  /// `fps` to millihertz precision, in lowest terms (15000/1000 reads 15/1).
+  static func millihertz(_ fps: Double) -> Rational {
+    var num = Int32((fps * 1000).rounded()), den: Int32 = 1000
+    var a = num, b = den
+    while b != 0 { (a, b) = (b, a % b) }
+    num /= a; den /= a
+    return Rational(num, den)
   }
 
   /// The display size of a coded picture: the width stretched by the sample
@@ -246,6 +261,11 @@ public enum RenditionPlanner {
     return Int((Double(reference.bitrateKbps * 1000) * pixels * rate).rounded())
   }
 
+  /// A rung below the top rendition is dropped when it has at least this
+  /// share of the top's pixels (within 15 %): too close to be worth a
+  /// variant of its own.
+  static let nearTopShare = 0.85
+
   /// Plans the renditions.
   ///
   /// - Parameters:
@@ -253,47 +273,81 @@ public enum RenditionPlanner {
   ///   - maxHeight: the job's cap on the short side.
   ///   - mp4Height: the short side wanted for the MP4 (default 720); the
   ///     nearest rendition is chosen.
-  /// - Returns: the plan, renditions largest first. Never upscales: rungs
-  ///   above the source's short side are dropped, and when none is left the
-  ///   source's own size (capped at `maxHeight`) is the top rendition, at
-  ///   the rate of the smallest rung scaled to the square root of its pixels
-  ///   (`smallSourcePixelExponent`; pixels^0.75 if that is more). At least two
-  ///   renditions always (Apple HLS authoring spec 9.9: several bit
-  ///   rates): a lone rung gets one below it at two thirds of its short
-  ///   side.
+  /// - Returns: the plan, renditions largest first. The top rendition's
+  ///   short side is the source's, capped at `maxHeight`: never upscaled.
+  ///   When that is a rung of the ladder, the top is that rung. When it
+  ///   lies between rungs (a 640x480, 720x528 or 1280x536 source, or a
+  ///   `max_height` that is no rung), the top is that size itself (the
+  ///   short side rounded down to even, the long side to the even number
+  ///   nearest the aspect ratio), at the rate of the next rung above
+  ///   scaled by its pixels^0.75 (the largest rung's when none is above);
+  ///   when it lies below every rung, at the smallest rung's rate scaled by
+  ///   the square root of its pixels (`smallSourcePixelExponent`;
+  ///   pixels^0.75 if that is more). The rungs below the top follow, each
+  ///   at its own rate, except a rung with at least 85 % of the top's
+  ///   pixels (`nearTopShare`). At least two renditions always (Apple HLS
+  ///   authoring spec 9.9: several bit rates): a lone one gets another
+  ///   below it at two thirds of its short side.
   public static func plan(stream: StreamInfo, requests: [RenditionRequest], maxHeight: Int,
                           mp4Height: Int? = nil) -> VideoPlan {
     let display = displaySize(codedWidth: stream.width, codedHeight: stream.height,
                               sampleAspectRatio: stream.sampleAspectRatio, transform: stream.orientation)
     let fps = frameRate(average: stream.frameRate, base: stream.baseFrameRate)
     let shortSide = min(display.width, display.height)
+    let longSide = max(display.width, display.height)
     let portrait = display.height > display.width
     let cap = min(maxHeight, shortSide)
-    // (short side, the rung whose rate it scales)
-    var rungs: [(height: Int, reference: RenditionRequest)] = []
-    var seen = Set<Int>()
-    for r in requests.sorted(by: { $0.height > $1.height }) where r.height <= cap && seen.insert(r.height).inserted {
-      rungs.append((r.height, r))
+    var ladder: [RenditionRequest] = []
+    for r in requests.sorted(by: { $0.height > $1.height }) where !ladder.contains(where: { $0.height == r.height }) {
+      ladder.append(r)
     }
-    let belowLadder = rungs.isEmpty
-    if rungs.isEmpty {
-      let reference = requests.min { $0.height < $1.height } ?? RenditionRequest(height: 360, bitrateKbps: 730)
-      rungs = [(cap, reference)]
+    func plan(short: Int, long: Int, rate: Int) -> RenditionPlan {
+      let (w, h) = portrait ? (short, long) : (long, short)
+      return RenditionPlan(width: w, height: h, bitRate: rate, name: "\(short)p")
     }
-    var plans: [RenditionPlan] = rungs.map { rung in
-      let short = Double(rung.height)
-      let long = short * Double(max(display.width, display.height)) / Double(shortSide)
-      let w = portrait ? even(short) : even(long)
-      let h = portrait ? even(long) : even(short)
-      var rate = bitRate(width: w, height: h, fps: fps.doubleValue, reference: rung.reference)
-      if belowLadder {
-        rate = max(rate, bitRate(width: w, height: h, fps: fps.doubleValue, reference: rung.reference,
+    // A standard rung of short side `height`: both sides rounded to even.
+    func rung(_ r: RenditionRequest) -> RenditionPlan {
+      let short = Double(r.height)
+      let s = even(short), l = even(short * Double(longSide) / Double(shortSide))
+      let (w, h) = portrait ? (s, l) : (l, s)
+      return plan(short: s, long: l, rate: bitRate(width: w, height: h, fps: fps.doubleValue, reference: r))
+    }
+
+    var plans: [RenditionPlan] = []
+    // The rung whose rate a lower rung added below a lone top scales from.
+    var lowerReference: RenditionRequest
+    if let exact = ladder.first(where: { $0.height == cap }) {
+      plans.append(rung(exact))
+      lowerReference = exact
+    } else {
+      // The source's own size (capped at max_height): the short side
+      // rounded down to even (never above the source's), the long side to
+      // the even number nearest the source's aspect ratio.
+      let short = max(2, cap / 2 * 2)
+      let long = even(Double(short) * Double(longSide) / Double(shortSide))
+      let (w, h) = portrait ? (short, long) : (long, short)
+      let above = ladder.last { $0.height > cap }
+      let reference = above ?? ladder.first ?? RenditionRequest(height: 360, bitrateKbps: 730)
+      var rate = bitRate(width: w, height: h, fps: fps.doubleValue, reference: reference)
+      if !ladder.contains(where: { $0.height < cap }) {
+        // Below every rung: the square root of its pixels, if that is more.
+        rate = max(rate, bitRate(width: w, height: h, fps: fps.doubleValue, reference: reference,
                                  exponent: smallSourcePixelExponent))
       }
-      return RenditionPlan(width: w, height: h, bitRate: rate, name: "\(min(w, h))p")
+      plans.append(plan(short: short, long: long, rate: rate))
+      lowerReference = reference
     }
+    let topPixels = Double(plans[0].width * plans[0].height)
+    for r in ladder where r.height < cap {
+      let p = rung(r)
+      guard Double(p.width * p.height) < nearTopShare * topPixels else { continue }
+      plans.append(p)
+    }
+    // A top left alone because the rungs below it were too close: the
+    // rung added below it scales from the nearest of them.
+    if plans.count == 1, let below = ladder.first(where: { $0.height < cap }) { lowerReference = below }
     if plans.count == 1, let size = lowerRungSize(below: plans[0]) {
-      let rate = bitRate(width: size.width, height: size.height, fps: fps.doubleValue, reference: rungs[0].reference)
+      let rate = bitRate(width: size.width, height: size.height, fps: fps.doubleValue, reference: lowerReference)
       plans.append(RenditionPlan(width: size.width, height: size.height, bitRate: rate,
                                  name: "\(min(size.width, size.height))p"))
     }

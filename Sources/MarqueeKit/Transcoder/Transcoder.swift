@@ -42,6 +42,11 @@ public struct TranscodeRequest: Sendable {
   public var onlyTopRendition = false
   /// The top rendition's CRF instead of `crf` + its offset; nil: that.
   public var topCRF: Double?
+  /// Whether a damaged or truncated source is encoded anyway
+  /// (`allow_damaged_sources`; `SourceHealth`): when false, the transcode
+  /// stops at the first damaged picture and throws
+  /// `MarqueeError.Code.damagedSource` naming the damage.
+  public var allowsDamagedSource = false
   /// The source, already opened (`InputLimits.openSourceFile`), so that a
   /// correction reads the very file the first encode read, whatever has
   /// been renamed over its path since; nil: `source` is opened.
@@ -118,6 +123,9 @@ public struct TranscodeResult: Sendable {
   /// Source facts for logs.
   public var sourceCodec: String
   public var dynamicRange: DynamicRange
+  /// What decoding found wrong with the source (sound unless the request
+  /// allowed a damaged source: otherwise the transcode threw).
+  public var health = SourceHealth()
 }
 
 /// A cover picture taken from the video.
@@ -137,8 +145,9 @@ public struct CoverPicture: Sendable {
 /// rendition) the fast-start MP4: one pass, no second decode or encode.
 ///
 /// The parts, in the order a picture goes through them:
-/// 1. `SourceStreams` and `SourceReader`: demux and decode once, damaged
-///    packets skipped within a budget;
+/// 1. `SourceStreams` and `SourceReader`: demux and decode once, following
+///    the source's health (`SourceHealth`: damaged pictures, a truncated
+///    end), which fails the item unless the request allows it;
 /// 2. `TimelineRebaser`: timestamps rebased so the first picture is at 0;
 /// 3. `VideoPath`: the shared filter chain (deinterlace, CFR, tone map),
 ///    then a reference to each picture for every rendition;
@@ -160,7 +169,8 @@ public struct Transcoder {
   /// Runs the transcode.
   ///
   /// - Throws: `MarqueeError` for sources with no video (`corruptSource`),
-  ///   limits exceeded (`limitExceeded`), corrupt data beyond tolerance, or
+  ///   limits exceeded (`limitExceeded`), damaged pictures or a truncated
+  ///   end without `allowsDamagedSource` (`damagedSource`), or
   ///   encoder and muxer failures (`encodeFailed`, `writeFailed`); the cause
   ///   carries FFmpeg's reason.
   public func run(_ request: TranscodeRequest) throws(MarqueeError) -> TranscodeResult {
@@ -209,16 +219,22 @@ public struct Transcoder {
     }
     let video = try VideoPath(stream: source.video, decoder: source.videoDecoder, plan: plan, fanOut: fanOut,
                               audio: audio, sourceDuration: source.input.duration, progress: request.progress)
-    let (timeline, inputWarnings) = try SourceReader(source: source, video: video, audio: audio)
+    let read = try SourceReader(source: source, video: video, audio: audio, allowsDamage: request.allowsDamagedSource)
       .run(limits: request.limits, frameRate: plan.frameRate)
-    try video.finish(end: timeline.videoEnd)
+    // A damaged or truncated source fails here unless the job allows it;
+    // the unfinished outputs are dropped with the item's folder.
+    if !request.allowsDamagedSource, let reason = read.health.failureReason {
+      throw MarqueeError(.damagedSource, reason)
+    }
+    try video.finish(end: read.timeline.videoEnd)
     try audio?.finish()
     try fanOut.finish()
     let renditions = try outputs.finish()
     return TranscodeResult(plan: plan, renditions: renditions, mp4Path: TranscodeOutputs.mp4Name,
                            pictureDuration: video.pictureEnd.seconds, topCRF: outputs.topCRF,
                            topQuality: fanOut.topQuality,
-                           hasAudio: audio?.producedAudio ?? false, warnings: source.warnings + inputWarnings,
-                           sourceCodec: source.video.codecName, dynamicRange: video.dynamicRange)
+                           hasAudio: audio?.producedAudio ?? false,
+                           warnings: source.warnings + read.warnings + read.health.warnings,
+                           sourceCodec: source.video.codecName, dynamicRange: video.dynamicRange, health: read.health)
   }
 }

@@ -15,6 +15,9 @@ public struct BuiltVideoBanner: Sendable {
   public var qualityTrials: [QualityTarget.Trial] = []
   /// Why the last trial is still short of the target (`QualityTarget.shortfall`); nil when it is not.
   public var qualityShortfall: String? = nil
+  /// What decoding found wrong with the source (`allow_damaged_sources`
+  /// built it anyway); sound for a clean source.
+  public var health: SourceHealth { result.health }
 }
 
 /// The video banner's stage chain: transcoder (and, when the top rendition
@@ -70,6 +73,7 @@ public struct VideoBannerBuilder: Sendable {
       encoderThreads: encoderThreads, mp4Height: settings.mp4Height, budget: budget, progress: progress,
       crf: settings.videoCRF, pictureSink: coverSink)
     request.measuresTopQuality = settings.videoTargetSSIM > 0
+    request.allowsDamagedSource = settings.allowDamagedSources
     // Opened once for the first encode and its corrections: a correction
     // must read the very file the other renditions were made from.
     let sourceFile: ReadableFile
@@ -121,6 +125,14 @@ public struct VideoBannerBuilder: Sendable {
     if !trials.isEmpty {
       summary += ", top SSIM " + trials.map { String(format: "%.4f at CRF %.2f", $0.ssim, $0.crf) }.joined(separator: " → ")
       if let why = shortfall { summary += String(format: " (under the target %.3f: %@)", settings.videoTargetSSIM, why) }
+    }
+    let health = result.health
+    if let t = health.truncation {
+      summary += t.declaredDuration.map { String(format: ", truncated source: pictures end at %.2f s of %.2f s", t.picturesEnd, $0) }
+        ?? ", truncated source: its last packet is cut short"
+    }
+    if health.damagedPictures > 0 {
+      summary += ", damaged source: \(health.damagedPictures) picture(s) at \(health.rangeList)"
     }
     return BuiltVideoBanner(entry: entry, warnings: result.warnings + coverOutput.warnings, summary: summary,
                             result: result, coverTime: coverOutput.time, qualityTrials: trials,

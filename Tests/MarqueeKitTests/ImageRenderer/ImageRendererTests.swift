@@ -248,6 +248,22 @@ struct ImageRendererAnimationTests {
     #expect(meanColour(jpeg, x: 0..<4, y: 0..<4).r > 248)
     let dark = try Data(contentsOf: root.appendingPathComponent(set.folder).appendingPathComponent(set.widest.darkWebpPath))
     #expect(WebPAnimationInfo(dark)?.durations.reduce(0, +) ?? 0 > 850)
+    // More than 20 frames: the warning says what the frames became and suggests a video item.
+    let warning = try #require(set.warnings.first { $0.hasPrefix("animation reduced from 30 to 20 frames") }, "\(set.warnings)")
+    #expect(warning.contains(#"give it as "type": "video" to keep every frame"#), "\(warning)")
+  }
+
+  @Test("a GIF within 20 frames is kept whole, with no warning; an animated WebP over 20 is not told to become a video")
+  func gifWithinCap() throws {
+    let root = try temporaryFolder()
+    defer { try? FileManager.default.removeItem(at: root) }
+    let gif = root.appendingPathComponent("twelve.gif")
+    try Oracle.generate(["-f", "lavfi", "-i", "testsrc2=size=120x90:rate=10", "-t", "1.2"], to: gif)
+    let set = try ImageRenderer().render(source: gif, id: "g", bundleRoot: root)
+    #expect(set.frameCount == 12 && !set.warnings.contains { $0.contains("animation reduced") }, "\(set.warnings)")
+    let (webp, webpRoot) = try renderCorpus("image-webp-animated-lossless-alpha-42f.webp")
+    defer { try? FileManager.default.removeItem(at: webpRoot) }
+    #expect(webp.warnings.contains { $0.hasPrefix("animation reduced") } && !webp.warnings.contains { $0.contains("\"type\": \"video\"") })
   }
 
   @Test("animated WebP → animated WebP within the caps, duration kept")

@@ -135,6 +135,8 @@ struct JobErrorCase: Sendable, CustomTestStringConvertible {
     .init("video_target_ssim 0.4", job(settings: #"{"video_target_ssim": 0.4}"#), path: "settings.video_target_ssim", reason: "found 0.4"),
     .init("video_target_ssim in dB", job(settings: #"{"video_target_ssim": 18.2}"#), path: "settings.video_target_ssim", reason: "found 18.2"),
     .init("video_target_ssim a string", job(settings: #"{"video_target_ssim": "0.985"}"#), path: "settings.video_target_ssim", reason: "expected a number, found a string"),
+    .init("allow_damaged_sources a string", job(settings: #"{"allow_damaged_sources": "yes"}"#), path: "settings.allow_damaged_sources", reason: "found a string"),
+    .init("allow_damaged_sources 1", job(settings: #"{"allow_damaged_sources": 1}"#), path: "settings.allow_damaged_sources", reason: "found a number"),
   ]
   static let banners: [JobErrorCase] = [
     .init("missing id", job([#"{"type": "video", "source": "a.mov"}"#]), path: "banners[0].id", reason: "missing"),
@@ -295,6 +297,8 @@ struct JobErrorCase: Sendable, CustomTestStringConvertible {
     #expect(try parse(job(settings: #"{"video_target_ssim": 0}"#)).settings.videoTargetSSIM == 0)
     #expect(try parse(job(settings: #"{"video_target_ssim": 0.5}"#)).settings.videoTargetSSIM == 0.5)
     #expect(try parse(job(settings: #"{"video_target_ssim": 0.999}"#)).settings.videoTargetSSIM == 0.999)
+    #expect(parsed.allowDamagedSources == false && JobSettings.default.allowDamagedSources == false)
+    #expect(try parse(job(settings: #"{"allow_damaged_sources": true}"#)).settings.allowDamagedSources)
   }
 
   @Test func rangeBoundsAreInclusive() throws {

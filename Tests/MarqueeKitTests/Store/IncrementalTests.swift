@@ -45,6 +45,11 @@ struct IncrementalTests {
     s.webpQuality = 70
     #expect(ItemFingerprint(spec: Self.spec(.image), settings: s, sourceDigest: "aa").hash != image)
     #expect(ItemFingerprint(spec: Self.spec(), settings: s, sourceDigest: "aa").hash != base)
+    // A damaged video built with allow_damaged_sources is not reused once the job stops allowing it.
+    s = .default
+    s.allowDamagedSources = true
+    #expect(ItemFingerprint(spec: Self.spec(), settings: s, sourceDigest: "aa").hash != base)
+    #expect(ItemFingerprint(spec: Self.spec(.image), settings: s, sourceDigest: "aa").hash == image)
   }
 
   @Test("the dark policy, and the designer picture's bytes and path, are part of the fingerprint; generated adds nothing")

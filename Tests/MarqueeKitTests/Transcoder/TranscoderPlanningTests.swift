@@ -44,6 +44,12 @@ struct TranscoderPlanningTests {
     (Rational(6006, 100), Rational(60, 1), Rational(60, 1)),  // jittery 60 fps phone clip
     (Rational(0, 0), Rational(0, 0), Rational(30, 1)),  // unknown
     (Rational(15, 1), Rational(15, 1), Rational(15, 1)),  // kept when plausible
+    (Rational(10, 1), Rational(10, 1), Rational(10, 1)),  // constant 10 fps camera clip: its own rate
+    (Rational(15, 2), Rational(15, 2), Rational(15, 2)),  // constant 7.5 fps
+    (Rational(1000, 101), Rational(10, 1), Rational(10, 1)),  // 0.99 % off: constant, the base rate
+    (Rational(1, 2), Rational(1, 2), Rational(1, 1)),  // a 0.5 fps slideshow: each picture twice
+    (Rational(9, 1), Rational(11, 1), Rational(30, 1)),  // irregular: average and base disagree
+    (Rational(10, 1), Rational(0, 0), Rational(30, 1)),  // no base rate to confirm it
   ])
   func frameRateChoice(average: Rational, base: Rational, expected: Rational) {
     #expect(RenditionPlanner.frameRate(average: average, base: base) == expected)
@@ -91,6 +97,43 @@ struct TranscoderPlanningTests {
     #expect(tall.renditions.allSatisfy { $0.maxRate == $0.bitRate && $0.bufferSize == $0.bitRate })
     #expect(tall.renditions.allSatisfy { $0.initialBufferOccupancy == $0.bitRate / 2 })
     #expect(tall.renditions.map(\.bitRate) == [6_000_000, 3_000_000, 2_000_000, 730_000])
+  }
+
+  @Test("a source between rungs is its own top rendition (even, never upscaled, within max_height), the rungs below follow, one within 15 % of its pixels is dropped")
+  func ownSizeBetweenRungs() {
+    let ladder = RenditionRequest.defaultLadder
+    func sizes(_ w: Int, _ h: Int, maxHeight: Int = 720, transform: DisplayTransform = .identity) -> [[Int]] {
+      RenditionPlanner.plan(stream: Self.stream(w, h, transform: transform), requests: ladder, maxHeight: maxHeight)
+        .renditions.map { [$0.width, $0.height] }
+    }
+    // The three: a phone clip, a trailer AVI, a 2.39:1 film.
+    #expect(sizes(640, 480) == [[640, 480], [480, 360]])
+    #expect(sizes(720, 528) == [[720, 528], [490, 360]])
+    #expect(sizes(1280, 536) == [[1280, 536], [860, 360]])
+    // Portrait, turned by the display matrix: the short side is the width.
+    #expect(sizes(640, 480, transform: .rotate90) == [[480, 640], [360, 480]])
+    // 540p has 92 % of a 1000x562 top's pixels: dropped.
+    #expect(sizes(1000, 562) == [[1000, 562], [640, 360]])
+    // max_height caps the short side, even when it is no rung; a source on a rung is unchanged.
+    #expect(sizes(1920, 1080, maxHeight: 600) == [[1066, 600], [960, 540], [640, 360]])
+    #expect(sizes(1920, 1080) == [[1280, 720], [960, 540], [640, 360]])
+    // An odd short side is rounded down, never up.
+    #expect(sizes(853, 481) == [[852, 480], [638, 360]])
+    // The top's cap scales from the rung above by pixels^0.75 (540p's 2 Mbit/s for 640x480), the rung below keeps its own.
+    let plan = RenditionPlanner.plan(stream: Self.stream(640, 480), requests: ladder, maxHeight: 720)
+    let expectedTop = Int((2_000_000 * pow(Double(640 * 480) / (540.0 * 540 * 16 / 9), 0.75)).rounded())
+    #expect(plan.renditions[0].bitRate == expectedTop)
+    #expect(plan.renditions[1].bitRate == Int((730_000 * pow(Double(480 * 360) / (360.0 * 360 * 16 / 9), 0.75)).rounded()))
+    #expect(plan.renditions[0].bitRate > plan.renditions[1].bitRate)
+    // Every rendition keeps the top's aspect ratio as the verifier checks it.
+    for (w, h) in [(640, 480), (720, 528), (1280, 536), (1000, 562), (853, 481), (1137, 640)] {
+      let p = RenditionPlanner.plan(stream: Self.stream(w, h), requests: ladder, maxHeight: 720)
+      for r in p.renditions {
+        #expect(RenditionPlanner.sameAspect((r.width, r.height), (p.renditions[0].width, p.renditions[0].height)),
+                "\(w)x\(h): \(r.width)x\(r.height)")
+        #expect(r.width <= w + 1 && r.height <= h, "\(w)x\(h) upscaled to \(r.width)x\(r.height)")
+      }
+    }
   }
 
   @Test("tiny sources: every rendition of the ladder has the aspect ratio the verifier checks for, one pixel of rounding allowed")

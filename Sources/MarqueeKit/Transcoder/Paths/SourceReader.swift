@@ -21,9 +21,14 @@ final class SourceStreams {
     let file = try request.sourceFile ?? request.limits.openSourceFile(atPath: request.source.path)
     input = try InputContainer(file: file, path: request.source.path, allowedFormats: InputContainer.videoFormats,
                                limits: request.limits)
-    guard let video = input.bestStream(.video) else {
+    guard var video = input.bestStream(.video) else {
       throw MarqueeError(.corruptSource, "no video stream (found: \(input.streams.map { $0.codecName }.joined(separator: ", ")))")
     }
+    // A GIF's pixel-aspect byte is ignored, as browsers, ImageIO and
+    // SDWebImage ignore it (and as the image renderer does): libavformat
+    // reads it as a sample aspect ratio of (byte + 15)/64, so byte 1 made
+    // a 300x148 GIF a 76x148 video.
+    if video.codecName == "gif" { video.sampleAspectRatio = Rational(1, 1) }
     self.video = video
     var warnings: [String] = []
     var audio = input.bestStream(.audio)
@@ -50,38 +55,58 @@ final class SourceStreams {
 }
 
 /// Reads a source once, packet by packet, and decodes it into the video
-/// and audio paths on one timeline.
+/// and audio paths on one timeline, following its health
+/// (`SourceHealthMonitor`).
 ///
 /// - Audio read before the first picture is held (at most
 ///   `maxHeldAudioPackets`) until the video's origin is known, so both
 ///   streams share one time zero; past that many, audio is decoded at once
 ///   on a provisional origin of 0.
-/// - A damaged packet or frame is skipped; more than `maxDecodeErrors` of
-///   them fail the item (`corruptSource`).
-/// - A truncated or damaged tail ends the input with a warning; what
-///   decoded so far is kept.
+/// - A damaged picture (concealed or flagged by its decoder, its packet
+///   refused or cut short, or predicted from one of those) is marked
+///   (`Frame.markCorrupt`) so that no cover is taken from it. Unless
+///   `allowsDamage`, the first one stops the encode: the rest of the source
+///   is only decoded, to count the damage for the error.
+/// - A damaged audio packet is skipped; unless `allowsDamage`, more than
+///   `maxDecodeErrors` of them fail the item (`corruptSource`).
+/// - A read error ends the input; what decoded so far is kept, and the
+///   health says how far short of its declared end it stopped.
 struct SourceReader {
   /// Audio packets held before the first picture: about 43 s of AAC at
   /// 48 kHz, far more than any real source interleaves ahead of its video.
   static let maxHeldAudioPackets = 2000
-  /// Damaged packets and frames tolerated per item.
+  /// Damaged audio packets tolerated per item (without `allowsDamage`).
   static let maxDecodeErrors = 25
 
   let source: SourceStreams
   let video: VideoPath
   let audio: AudioPath?
+  /// Whether damaged pictures are encoded (`allow_damaged_sources`); when
+  /// false the encode stops at the first one.
+  var allowsDamage = false
+
+  /// What `run` found.
+  struct Outcome {
+    /// The rebaser, holding the origin and the pictures' end.
+    var timeline: TimelineRebaser
+    /// Warnings about the input.
+    var warnings: [String]
+    /// Damage and truncation (`SourceHealth`), on the output timeline.
+    var health: SourceHealth
+    /// Whether pictures stopped reaching the encoders at the first damaged
+    /// one (`allowsDamage` false): the outputs are then unfinished.
+    var stoppedAtDamage: Bool
+  }
 
   /// Reads to the end and flushes both decoders.
   ///
-  /// - Returns: the rebaser, holding the origin and the pictures' end, and
-  ///   warnings about the input.
   /// - Throws: `MarqueeError` when no picture decodes, a picture lies past
-  ///   the duration limit, or too many packets are damaged; errors of the
-  ///   paths.
-  func run(limits: InputLimits, frameRate: Rational) throws -> (TimelineRebaser, [String]) {
+  ///   the duration limit, or too many audio packets are damaged; errors of
+  ///   the paths.
+  func run(limits: InputLimits, frameRate: Rational) throws -> Outcome {
     var state = ReadState(
       timeline: TimelineRebaser(videoTimeBase: source.video.timeBase, frameRate: frameRate, maxDuration: limits.maxDuration),
-      decoded: try Frame())
+      decoded: try Frame(), monitor: SourceHealthMonitor(frameDuration: 1 / frameRate.doubleValue))
     var warnings: [String] = []
     let packet = try Packet()
     var heldAudio: [Packet] = []
@@ -92,7 +117,13 @@ struct SourceReader {
         more = false
       }
       guard more else { break }
+      let tb = packet.timeBase.doubleValue
+      state.monitor.packetRead(stream: packet.streamIndex, start: packet.pts.map { Double($0) * tb },
+                               end: packet.pts.map { Double($0 + packet.duration) * tb }, cut: packet.isCorrupt)
       if packet.streamIndex == source.video.index {
+        if packet.isCorrupt {
+          state.monitor.videoPacketDamaged(at: Self.seconds(packet), position: packet.position, lost: false)
+        }
         try decode(source.videoDecoder, packet, &state)
         if state.timeline.origin != nil && !heldAudio.isEmpty, let dec = source.audioDecoder {
           for p in heldAudio { try decode(dec, p, &state) }
@@ -107,39 +138,93 @@ struct SourceReader {
       }
     }
     try decode(source.videoDecoder, nil, &state)
-    guard state.timeline.origin != nil, video.hasPictures else {
+    try handOn(state.monitor.drain(), &state)
+    guard let origin = state.timeline.origin, video.hasPictures || state.stopped else {
       throw MarqueeError(.corruptSource, "no video frame could be decoded")
     }
     if let dec = source.audioDecoder {
       for p in heldAudio { try decode(dec, p, &state) }
       try decode(dec, nil, &state)
     }
-    return (state.timeline, warnings)
+    let declared = declaredSpan()
+    let health = state.monitor.health(origin: origin, picturesEnd: state.timeline.videoEnd.seconds,
+                                      declaredEnd: declared?.end, declaredStart: declared?.start ?? origin)
+    return Outcome(timeline: state.timeline, warnings: warnings, health: health, stoppedAtDamage: state.stopped)
+  }
+
+  /// Where the container says the streams read end (and start), source
+  /// seconds: each stream's start plus its declared duration (for the
+  /// video, or its declared frame count over its average rate when that is
+  /// longer: an AVI's header keeps the frame count of the whole file while
+  /// libavformat measures a cut file's duration from what is there), else
+  /// the container's; nil when the container only guesses
+  /// (`InputContainer.durationIsEstimated`) or says nothing.
+  private func declaredSpan() -> (start: Double, end: Double)? {
+    guard !source.input.durationIsEstimated else { return nil }
+    var ends: [Double] = [], starts: [Double] = []
+    for s in [source.video] + (source.audio.map { [$0] } ?? []) {
+      var length = s.duration ?? 0
+      if s.kind == .video, s.frameCount > 0, s.frameRate.isValid, s.frameRate.doubleValue > 0 {
+        length = max(length, Double(s.frameCount) / s.frameRate.doubleValue)
+      }
+      guard length > 0 else { continue }
+      let start = s.startTime ?? source.input.startTime
+      starts.append(start)
+      ends.append(start + length)
+    }
+    if let end = ends.max(), let start = starts.min() { return (start, end) }
+    guard let d = source.input.duration else { return nil }
+    return (source.input.startTime, source.input.startTime + d)
   }
 
   private struct ReadState {
     var timeline: TimelineRebaser
     let decoded: Frame
-    var decodeErrors = 0
+    var monitor: SourceHealthMonitor
+    /// Rebased pictures waiting for the monitor's decision (a reference
+    /// each), oldest first: as many as the decoder's reorder depth.
+    var waiting: [Frame] = []
+    var audioErrors = 0
+    /// Pictures and sound no longer reach the encoders (damage, not allowed).
+    var stopped = false
+  }
+
+  /// A packet's presentation time (or decode time) in seconds.
+  private static func seconds(_ packet: Packet) -> Double? {
+    (packet.pts ?? packet.dts).map { Double($0) * packet.timeBase.doubleValue }
   }
 
   /// Sends a packet (`nil`: flush) and hands every decoded frame on.
   private func decode(_ decoder: Decoder, _ packet: Packet?, _ state: inout ReadState) throws {
+    let isVideo = decoder === source.videoDecoder
+    var sent = true
     do {
       _ = try decoder.send(packet)
     } catch {
-      try countDecodeError(&state, "too many corrupt packets; last: \(error.reason)", error)
+      sent = false
+      if isVideo {
+        state.monitor.videoPacketDamaged(at: packet.flatMap(Self.seconds), position: packet?.position, lost: true)
+        stopIfNotAllowed(&state)
+      } else {
+        try countAudioError(&state, "too many corrupt audio packets; last: \(error.reason)", error)
+      }
     }
+    if !isVideo, packet != nil { state.monitor.audioPacket(ok: sent) }
     while true {
       let step: Step
       do { step = try decoder.receive(state.decoded) } catch {
-        try countDecodeError(&state, "too many decode errors; last: \(error.reason)", error)
+        if isVideo {
+          state.monitor.videoPacketDamaged(at: nil, position: nil, lost: true)
+          stopIfNotAllowed(&state)
+        } else {
+          try countAudioError(&state, "too many audio decode errors; last: \(error.reason)", error)
+        }
         continue
       }
       guard step == .produced else { break }
-      if decoder === source.videoDecoder {
+      if isVideo {
         try handOnPicture(&state)
-      } else if let audio {
+      } else if let audio, !state.stopped {
         let frame = state.decoded
         if let pts = state.timeline.rebaseAudio(ticks: frame.bestEffortTimestamp ?? frame.pts, timeBase: decoder.stream.timeBase) {
           frame.pts = pts
@@ -149,17 +234,46 @@ struct SourceReader {
     }
   }
 
+  /// Rebases a decoded picture and offers it to the health monitor; hands
+  /// on the pictures it has decided about.
   private func handOnPicture(_ state: inout ReadState) throws {
     let frame = state.decoded
-    guard let pts = try state.timeline.rebaseVideo(ticks: frame.bestEffortTimestamp ?? frame.pts, duration: frame.duration) else {
+    let ticks = frame.bestEffortTimestamp ?? frame.pts
+    guard let pts = try state.timeline.rebaseVideo(ticks: ticks, duration: frame.duration) else {
       return
     }
+    let origin = state.timeline.origin ?? 0
+    let time = origin + Double(pts) * source.video.timeBase.doubleValue
     frame.pts = pts
-    try video.push(frame)
+    state.waiting.append(try frame.clone())
+    try handOn(state.monitor.picture(at: time, position: frame.packetPosition, keyframe: frame.isKeyframe,
+                                     flagged: frame.isCorrupt, window: source.videoDecoder.reorderDelay), &state)
   }
 
-  private func countDecodeError(_ state: inout ReadState, _ message: String, _ error: MediaIOError) throws {
-    state.decodeErrors += 1
-    if state.decodeErrors > Self.maxDecodeErrors { throw MarqueeError(.corruptSource, message, cause: error) }
+  /// Hands the oldest waiting pictures to the video path, one per decision:
+  /// a damaged one marked (`Frame.markCorrupt`), so it is never a cover;
+  /// none once the encode has stopped.
+  private func handOn(_ decisions: [Bool], _ state: inout ReadState) throws {
+    for damaged in decisions {
+      let frame = state.waiting.removeFirst()
+      if damaged {
+        frame.markCorrupt()
+        stopIfNotAllowed(&state)
+      }
+      guard !state.stopped else { continue }
+      try video.push(frame)
+    }
+  }
+
+  /// Without `allowsDamage`, damage ends the encode (the item fails).
+  private func stopIfNotAllowed(_ state: inout ReadState) {
+    if !allowsDamage { state.stopped = true }
+  }
+
+  private func countAudioError(_ state: inout ReadState, _ message: String, _ error: MediaIOError) throws {
+    state.audioErrors += 1
+    if !allowsDamage && state.audioErrors > Self.maxDecodeErrors {
+      throw MarqueeError(.corruptSource, message, cause: error)
+    }
   }
 }

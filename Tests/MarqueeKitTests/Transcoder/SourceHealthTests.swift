@@ -1,0 +1,254 @@
+import Foundation
+import MarqueeTestSupport
+import Testing
+
+@testable import MarqueeKit
+
+/// Damaged and truncated sources (`SourceHealth`): generated with the
+/// ffmpeg CLI, broken the way real uploads break (seeded garbage in the
+/// media data, a file cut short), judged against the ffmpeg CLI's own
+/// decode of the clean and the damaged file.
+@Suite("Source health: damaged and truncated sources", .serialized)
+struct SourceHealthTests {
+  /// A 6 s 320x240 clip at 25 fps with a keyframe every second and a tone.
+  static func clip(_ url: URL, codec: [String], audio: [String], seconds: Int = 6) throws {
+    try Oracle.generate(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25", "-f", "lavfi", "-i",
+                         "sine=frequency=440:sample_rate=48000", "-t", "\(seconds)", "-threads", "1"]
+                        + codec + ["-g", "25"] + audio, to: url)
+  }
+
+  /// The two damaged sources of the issue: an MPEG-4 part 2 AVI and an
+  /// H.264 MP4, each with 1 kB of seeded garbage at two places of its
+  /// media data.
+  struct Damaged: CustomTestStringConvertible, Sendable {
+    var name: String
+    var codec: [String]
+    var audio: [String]
+    var marker: String
+    var fractions: [Double]
+    var seed: UInt64
+    var testDescription: String { name }
+  }
+
+  static let damagedSources = [
+    Damaged(name: "damaged.avi", codec: ["-c:v", "mpeg4", "-q:v", "4"], audio: ["-c:a", "mp3"], marker: "movi",
+            fractions: [0.38, 0.6], seed: 21),
+    Damaged(name: "damaged.mp4", codec: ["-c:v", "libx264", "-bf", "2"], audio: ["-c:a", "aac"], marker: "mdat",
+            fractions: [0.35, 0.62], seed: 11),
+  ]
+
+  /// The clean source and its damaged copy in `dir`.
+  static func make(_ d: Damaged, in dir: URL) throws -> (clean: URL, damaged: URL) {
+    let clean = dir.appendingPathComponent("clean-" + d.name), damaged = dir.appendingPathComponent(d.name)
+    try clip(clean, codec: d.codec, audio: d.audio)
+    try DamagedMedia.writeGarbage(from: clean, to: damaged, marker: d.marker, at: d.fractions, length: 1024, seed: d.seed)
+    return (clean, damaged)
+  }
+
+  /// Builds as `marquee build` does: one FFmpeg thread per decoder
+  /// (`CPUBudget.forJobs`), so what the decoder conceals does not depend
+  /// on how its frame threads happen to run.
+  static func build(_ source: URL, in dir: URL, settings: JobSettings = JobSettings(maxHeight: 360),
+                    cover: CoverPolicy = .auto) throws -> BuiltVideoBanner {
+    let budget = CPUBudget.forJobs(2)
+    return try budget.withPermit { try TranscoderTests.build(source, in: dir, settings: settings, cover: cover, budget: budget) }
+  }
+
+  /// `N pictures between A s and B s` of a damage message.
+  static func damageFigures(_ message: String) -> (count: Int, first: Double, last: Double)? {
+    let pattern = #/the source is damaged: (\d+) pictures between ([0-9.]+) s and ([0-9.]+) s could not be decoded cleanly/#
+    guard let m = message.firstMatch(of: pattern), let n = Int(m.1), let a = Double(m.2), let b = Double(m.3) else { return nil }
+    return (n, a, b)
+  }
+
+  @Test("a damaged source fails by default, its message naming a span that covers every damaged picture",
+        arguments: damagedSources)
+  func damagedFails(_ d: Damaged) throws {
+    let dir = try TranscoderTests.tempDir()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let (clean, damaged) = try Self.make(d, in: dir)
+    let oracle = try DamagedMedia.damagedPictureTimes(clean: clean, damaged: damaged)
+    try #require(!oracle.isEmpty, "the garbage damaged no picture ffmpeg can see; choose other offsets")
+    let error = #expect(throws: MarqueeError.self) { try Self.build(damaged, in: dir) }
+    #expect(error?.code == .damagedSource)
+    let message = error?.message ?? ""
+    let figures = try #require(Self.damageFigures(message), "\(message)")
+    let frame = 1.0 / 25
+    for t in oracle {
+      #expect(t >= figures.first - frame / 2 && t <= figures.last + frame / 2,
+              "damaged picture at \(t) s outside \(figures.first)–\(figures.last) s: \(message)")
+    }
+    #expect(figures.count >= oracle.count, "\(figures.count) counted, ffmpeg sees \(oracle.count) damaged")
+    #expect(message.contains("allow_damaged_sources"), "the message does not name the setting: \(message)")
+    // Nothing of the item is left behind.
+    #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("videos/item/master.m3u8").path))
+  }
+
+  @Test("allow_damaged_sources builds it: the warning names ranges covering the damage, the pinned cover comes from a clean picture",
+        arguments: damagedSources)
+  func damagedAllowed(_ d: Damaged) throws {
+    let dir = try TranscoderTests.tempDir()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let (clean, damaged) = try Self.make(d, in: dir)
+    let oracle = try DamagedMedia.damagedPictureTimes(clean: clean, damaged: damaged)
+    try #require(!oracle.isEmpty)
+    // Pin the cover in the middle of the first damaged run ffmpeg sees.
+    let pinned = oracle[oracle.count > 2 ? 1 : 0]
+    var settings = JobSettings(maxHeight: 360)
+    settings.allowDamagedSources = true
+    let built = try Self.build(damaged, in: dir, settings: settings, cover: .at(seconds: pinned))
+    let health = built.health
+    let frame = 1.0 / 25
+    for t in oracle {
+      #expect(health.isDamaged(at: t, margin: frame / 2), "damaged picture at \(t) s outside \(health.rangeList)")
+    }
+    let warning = try #require(built.warnings.first { $0.contains("the source is damaged") }, "\(built.warnings)")
+    #expect(warning.contains(health.rangeList) && warning.contains("allow_damaged_sources"), "\(warning)")
+    // The cover is a clean picture, the clean source's own at that time.
+    let coverTime = try #require(built.coverTime)
+    #expect(!health.isDamaged(at: coverTime, margin: frame / 2), "cover at \(coverTime) s, damaged: \(health.rangeList)")
+    #expect(built.warnings.contains { $0.contains("pinned cover time") && $0.contains("damaged part") }, "\(built.warnings)")
+    let cover = dir.appendingPathComponent("videos/item").appendingPathComponent(built.entry.coverPath)
+    let ours = try Oracle.grayFrames(cover, width: 64, height: 48)[0]
+    let reference = try Oracle.grayFrames(clean, width: 64, height: 48, at: coverTime)[0]
+    let difference = Oracle.meanAbsoluteDifference(ours, reference)
+    #expect(difference <= 12, "cover at \(coverTime) s differs from the clean source's picture by \(difference)")
+    // The outputs play: every picture of the MP4 decodes (ffprobe counts them).
+    let frames = try FFprobe.videoFrames(TranscoderTests.mp4(dir))
+    #expect(frames.first?.isKeyframe == true && frames.count >= 140)
+  }
+
+  @Test("an H.264 file whose first IDR carries an extra slice the decoder drops (a PPS that does not exist) builds with no damage reported")
+  func strayBadSlice() throws {
+    let dir = try TranscoderTests.tempDir()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let raw = dir.appendingPathComponent("clip.h264")
+    try Oracle.generate(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25", "-t", "3", "-threads", "1",
+                         "-c:v", "libx264", "-bf", "0", "-g", "25", "-bsf:v", "h264_mp4toannexb", "-f", "h264"], to: raw)
+    var bytes = [UInt8](try Data(contentsOf: raw))
+    // After the first IDR slice NAL unit (type 5), before the next start
+    // code: an IDR slice whose header names PPS 9 (first_mb 5, slice_type
+    // 7, pic_parameter_set_id 9), which libavcodec drops whole.
+    func startCode(_ i: Int) -> Bool { i + 3 <= bytes.count && bytes[i] == 0 && bytes[i + 1] == 0 && bytes[i + 2] == 1 }
+    let idr = try #require((0..<bytes.count).first { startCode($0) && bytes[$0 + 3] & 0x1F == 5 })
+    var next = try #require(((idr + 3)..<bytes.count).first { startCode($0) })
+    if bytes[next - 1] == 0 { next -= 1 }
+    bytes.insert(contentsOf: [0, 0, 0, 1, 0x65, 0x30, 0x81, 0x50], at: next)
+    let patched = dir.appendingPathComponent("patched.h264")
+    try Data(bytes).write(to: patched)
+    let source = dir.appendingPathComponent("stray-slice.mp4"), clean = dir.appendingPathComponent("clean.mp4")
+    try Oracle.generate(["-r", "25", "-i", patched.path, "-c", "copy"], to: source)
+    try Oracle.generate(["-r", "25", "-i", raw.path, "-c", "copy"], to: clean)
+    // The oracle agrees: ffmpeg decodes every picture as the clean stream's.
+    #expect(try DamagedMedia.damagedPictureTimes(clean: clean, damaged: source).isEmpty)
+    let built = try Self.build(source, in: dir)
+    #expect(built.health.isSound && built.health.damagedPictures == 0, "\(built.health)")
+    #expect(!built.warnings.contains { $0.contains("damaged") || $0.contains("truncated") }, "\(built.warnings)")
+    #expect(abs(built.entry.duration - 3) < 0.05)
+  }
+
+  // MARK: - Truncation
+
+  @Test("a file cut at 40 % fails by default (its pictures end at about 40 % of the declared 9 s); allow_damaged_sources builds what is there",
+        arguments: [("cut.avi", ["-c:v", "mpeg4"], ["-c:a", "mp3"]),
+                    ("cut.mp4", ["-c:v", "libx264", "-movflags", "+faststart"], ["-c:a", "aac"])])
+  func truncated(name: String, codec: [String], audio: [String]) throws {
+    let dir = try TranscoderTests.tempDir()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let whole = dir.appendingPathComponent("whole-" + name), cut = dir.appendingPathComponent(name)
+    try Self.clip(whole, codec: codec, audio: audio, seconds: 9)
+    try DamagedMedia.truncate(whole, to: cut, keeping: 0.4)
+    let error = #expect(throws: MarqueeError.self) { try Self.build(cut, in: dir) }
+    #expect(error?.code == .damagedSource)
+    let message = error?.message ?? ""
+    let pattern = #/the source is truncated or still being copied: its pictures end at ([0-9.]+) s of ([0-9.]+) s/#
+    let m = try #require(message.firstMatch(of: pattern), "\(message)")
+    let (end, declared) = (try #require(Double(m.1)), try #require(Double(m.2)))
+    #expect(abs(declared - 9) < 0.1, "\(message)")
+    #expect(end > 1.5 && end < 5, "\(message)")
+
+    var settings = JobSettings(maxHeight: 360)
+    settings.allowDamagedSources = true
+    let built = try Self.build(cut, in: dir, settings: settings)
+    let truncation = try #require(built.health.truncation)
+    #expect(built.warnings.contains { $0.hasPrefix("the source is truncated or still being copied") }, "\(built.warnings)")
+    // The duration is what was encoded: ffprobe reads it from the outputs.
+    let probed = try #require(try FFprobe.report(TranscoderTests.mp4(dir)).duration)
+    #expect(abs(built.entry.duration - probed) < 0.05, "banners.json \(built.entry.duration) s, MP4 \(probed) s")
+    #expect(abs(built.entry.duration - truncation.picturesEnd) < 0.05)
+    #expect(built.entry.duration < 5)
+  }
+
+  @Test("the sound sources of the corpus are sound: no damage, no truncation", .enabled(if: Corpus.skipReason == nil),
+        arguments: ["video-h264-editlist-10s-empty-edit-sar1137x800.mp4", "video-h264-aac-portrait-phone-rot90-3840x2160-60fps-0.3s.mp4",
+                    "video-h264-high444-yuv444p-aac-320x240-chapters.mkv", "video-mpeg2-mp2-1920x1080-fade-in.ts",
+                    "video-vp9-960x540-60fps-vorbis-6ch.webm", "broken-mp4-mdat-size-exceeds-file.mp4"])
+  func corpusIsSound(file: String) throws {
+    let dir = try TranscoderTests.tempDir()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let built = try Self.build(try Corpus.url(file), in: dir)
+    #expect(built.health.isSound, "\(file): \(built.health)")
+  }
+
+  // MARK: - Pure rules
+
+  @Test("damage carries to the next clean keyframe shown after it; a lost packet's damage is not cleared by a keyframe shown before it")
+  func carriedDamage() {
+    var m = SourceHealthMonitor(frameDuration: 0.04)
+    // Pictures 0.00 … 0.36 (key at 0 and 0.20), no reordering; 0.08 concealed.
+    var damaged: [Double] = []
+    for i in 0..<10 {
+      let t = Double(i) * 0.04
+      if m.picture(at: t, position: Int64(i), keyframe: i % 5 == 0, flagged: i == 2, window: 0) == [true] { damaged.append(t) }
+    }
+    #expect(damaged.map { Int(($0 * 100).rounded()) } == [8, 12, 16])
+    // The packet shown at 0.48 is lost before the keyframe shown at 0.40 comes out.
+    m.videoPacketDamaged(at: 0.48, position: nil, lost: true)
+    var after: [Double] = []
+    for i in 10..<20 where i != 12 {  // 0.48 never comes out
+      let t = Double(i) * 0.04
+      if m.picture(at: t, position: nil, keyframe: i % 5 == 0, flagged: false, window: 0) == [true] { after.append(t) }
+    }
+    #expect(after.map { Int(($0 * 100).rounded()) } == [52, 56], "the keyframe at 0.40 must not clear damage from 0.48; 0.60 does")
+    let h = m.health(origin: 0, picturesEnd: 0.8, declaredEnd: 0.8, declaredStart: 0)
+    #expect(h.damagedPictures == 6 && h.truncation == nil)
+    #expect(h.damagedRanges == [.init(start: 0.08, end: 0.16), .init(start: 0.48, end: 0.56)], "\(h.damagedRanges)")
+    #expect(h.failureReason?.hasPrefix("the source is damaged: 6 pictures between 0.08 s and 0.56 s could not be decoded cleanly") == true)
+  }
+
+  @Test("B-pictures decoded after a concealed reference but shown before it are damaged too (decode order by packet position)")
+  func damageInDecodeOrder() {
+    // Decode order I0 P3 B1 B2 P6 B4 B5 I9 B7 B8 (positions 0…9); shown 0…8 at 25 fps with a reorder depth of 2.
+    let decode: [(shown: Int, key: Bool)] = [(0, true), (3, false), (1, false), (2, false), (6, false), (4, false), (5, false),
+                                             (9, true), (7, false), (8, false)]
+    let position = Dictionary(uniqueKeysWithValues: decode.enumerated().map { ($0.element.shown, Int64($0.offset)) })
+    var m = SourceHealthMonitor(frameDuration: 0.04)
+    var decisions: [Bool] = []
+    for shown in 0..<10 {  // the decoder hands them over in display order
+      // P6 is concealed; B4 and B5 were decoded after it (positions 5, 6 > 4) but come out before it.
+      decisions += m.picture(at: Double(shown) * 0.04, position: position[shown], keyframe: shown == 0 || shown == 9,
+                             flagged: shown == 6, window: 2)
+    }
+    decisions += m.drain()
+    #expect(decisions.count == 10)
+    let damaged = decisions.indices.filter { decisions[$0] }
+    #expect(damaged == [4, 5, 6, 7, 8], "\(damaged)")
+  }
+
+  @Test("truncated: more than 0.5 s or more than 5 % (and a frame) short of the declared end, or the last packet cut")
+  func truncationRule() {
+    func health(declared: Double, read: Double, cut: Bool = false) -> SourceHealth {
+      var m = SourceHealthMonitor(frameDuration: 0.04)
+      m.packetRead(stream: 0, start: read - 0.04, end: read, cut: cut)
+      return m.health(origin: 0, picturesEnd: read, declaredEnd: declared, declaredStart: 0)
+    }
+    #expect(health(declared: 9, read: 9).truncation == nil)
+    #expect(health(declared: 60, read: 59.6).truncation == nil, "0.4 s of 60 s")
+    #expect(health(declared: 60, read: 59.4).truncation != nil, "0.6 s of 60 s")
+    #expect(health(declared: 4, read: 3.85).truncation == nil, "3.75 % of 4 s")
+    #expect(health(declared: 4, read: 3.75).truncation != nil, "6.25 % of 4 s")
+    #expect(health(declared: 0.3, read: 0.27).truncation == nil, "less than a frame")
+    #expect(health(declared: 9, read: 9, cut: true).truncation?.lastPacketCut == true)
+    #expect(health(declared: 9, read: 3.6).failureReason?.hasPrefix("the source is truncated or still being copied: its pictures end at 3.60 s of 9.00 s") == true)
+  }
+}
