@@ -102,17 +102,24 @@ public enum PictureLook {
   public static func shownMeanLuma(_ image: RGBAImage, on surface: RGBColor) -> Double {
     let sr = Double(surface.r), sg = Double(surface.g), sb = Double(surface.b)
     let surfaceLuma = 0.2126 * sr + 0.7152 * sg + 0.0722 * sb
-    var total = 0.0
+    // Opaque pixels sum exactly in integers (weights in 1/10000); only
+    // translucent ones need the blend.
+    var opaque: Int64 = 0
+    var blended = 0.0
     image.pixels.withUnsafeBufferPointer { p in
       var i = 0
-      while i < p.count {
-        let a = Double(p[i + 3]) / 255
-        let l = 0.2126 * Double(p[i]) + 0.7152 * Double(p[i + 1]) + 0.0722 * Double(p[i + 2])
-        total += l * a + surfaceLuma * (1 - a)
+      while i + 3 < p.count {
+        if p[i + 3] == 255 {
+          opaque += 2126 * Int64(p[i]) + 7152 * Int64(p[i + 1]) + 722 * Int64(p[i + 2])
+        } else {
+          let a = Double(p[i + 3]) / 255
+          let l = 0.2126 * Double(p[i]) + 0.7152 * Double(p[i + 1]) + 0.0722 * Double(p[i + 2])
+          blended += l * a + surfaceLuma * (1 - a)
+        }
         i += 4
       }
     }
-    return total / Double(max(1, image.width * image.height))
+    return (Double(opaque) / 10000 + blended) / Double(max(1, image.width * image.height))
   }
 
   /// Compares a dark variant with its light original as each is shown.

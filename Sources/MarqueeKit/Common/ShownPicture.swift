@@ -55,25 +55,32 @@ struct ShownPicture: Sendable {
       sums.withUnsafeMutableBufferPointer { s in
         counts.withUnsafeMutableBufferPointer { n in
          alphas.withUnsafeMutableBufferPointer { al in
+          // One output sample's run of up to `f` input pixels at a time: the
+          // sums are stored once per run, not once per pixel.
           for y in 0..<image.height {
             let row = (y / f) * w
-            var i = y * image.width * 4
-            for x in 0..<image.width {
-              let o = row + x / f
-              let a = Int32(p[i + 3])
-              let r: Int32, g: Int32, b: Int32
-              if a == 255 {
-                r = Int32(p[i]); g = Int32(p[i + 1]); b = Int32(p[i + 2])
-              } else {
-                let ia = 255 - a
-                r = (Int32(p[i]) * a + sr * ia + 127) / 255
-                g = (Int32(p[i + 1]) * a + sg * ia + 127) / 255
-                b = (Int32(p[i + 2]) * a + sb * ia + 127) / 255
+            let base = y * image.width
+            for ox in 0..<w {
+              let x0 = ox * f, x1 = min(x0 + f, image.width)
+              var r: Int32 = 0, g: Int32 = 0, b: Int32 = 0, alpha: Int32 = 0
+              var i = (base + x0) * 4
+              for _ in x0..<x1 {
+                let a = Int32(p[i + 3])
+                if a == 255 {
+                  r += Int32(p[i]); g += Int32(p[i + 1]); b += Int32(p[i + 2])
+                } else {
+                  let ia = 255 - a
+                  r += (Int32(p[i]) * a + sr * ia + 127) / 255
+                  g += (Int32(p[i + 1]) * a + sg * ia + 127) / 255
+                  b += (Int32(p[i + 2]) * a + sb * ia + 127) / 255
+                }
+                alpha += a
+                i += 4
               }
+              let o = row + ox
               s[o * 3] += r; s[o * 3 + 1] += g; s[o * 3 + 2] += b
-              n[o] += 1
-              al[o] += a
-              i += 4
+              n[o] += Int32(x1 - x0)
+              al[o] += alpha
             }
           }
          }

@@ -74,8 +74,10 @@ extension ImageRenderer {
 
     // Dark frames: one treatment for the whole animation, so frames do not
     // flicker between treatments when the classifier's verdict varies.
-    // The method is chosen and judged on the widest rung's first frame.
+    // The method is chosen and judged on the widest rung's first frame and
+    // applied to its every frame; narrower rungs resize those dark frames.
     var chosen: DarkVariant?
+    var widestDarkFrames: [RGBAImage]?
     let prepared = prepare(dark, lightWidth: header.width, lightHeight: header.height, warnings: &warnings)
     if case .designer(let picture) = dark {
       warnings.append("dark picture \(picture.text) is a still: dark mode shows it still, not the \(canvases.count)-frame animation")
@@ -96,8 +98,23 @@ extension ImageRenderer {
       let rungDark: AnimationDark
       switch prepared {
       case .generated:
-        if chosen == nil, let first = rungFrames.first { chosen = darkGenerator.makeDarkVariant(of: first) }
-        rungDark = .frames(darkAnimation(rungFrames, method: chosen?.method ?? .dimmed))
+        if let widest = widestDarkFrames {
+          // Narrower rungs: the widest rung's dark frames, resized.
+          var resized: [RGBAImage] = []
+          for frame in widest {
+            do {
+              resized.append(try ImageResampler.resize(frame, width: size.width, height: size.height))
+            } catch {
+              throw MarqueeError.encoding(error, file: file, output: "the \(size.width)x\(size.height) dark animation")
+            }
+          }
+          rungDark = .frames(resized)
+        } else {
+          if let first = rungFrames.first { chosen = darkGenerator.makeDarkVariant(of: first) }
+          let frames = darkAnimation(rungFrames, method: chosen?.method ?? .dimmed)
+          widestDarkFrames = frames
+          rungDark = .frames(frames)
+        }
       case .same: rungDark = .sameAsLight
       case .designer(let matched): rungDark = .still(try scaled(matched, width: size.width, height: size.height, file: file))
       }

@@ -107,9 +107,9 @@ public struct ImageRenderer: Sendable {
     let prepared = prepare(dark, lightWidth: header.width, lightHeight: header.height, warnings: &warnings)
     var files: [(String, Data)] = []
     var renditions: [RenderedImageSet.Rendition] = []
-    // The dark method is chosen and judged on the widest rung (the
-    // banners.json `url`, the one `verify` judges) and applied to the others,
-    // so every width looks alike.
+    // The dark variant is made and judged on the widest rung (the
+    // banners.json `url`, the one `verify` judges); the others are it,
+    // resized, so every width looks alike.
     var chosen: DarkVariant?
     for rung in ladder.reversed() {
       let resized: RGBAImage
@@ -121,10 +121,19 @@ public struct ImageRenderer: Sendable {
       let rungDark: RungDark
       switch prepared {
       case .generated:
-        let variant = chosen.map { darkGenerator.makeDarkVariant(of: resized, using: $0.method) }
-          ?? darkGenerator.makeDarkVariant(of: resized)
-        if chosen == nil { chosen = variant }
-        rungDark = .picture(variant.image)
+        if let widest = chosen {
+          // Narrower widths are the widest dark variant resized, like their
+          // light twins: the same look, without darkening again.
+          do {
+            rungDark = .picture(try ImageResampler.resize(widest.image, width: rung.width, height: rung.height))
+          } catch {
+            throw MarqueeError.encoding(error, file: file, output: "the \(rung.width)x\(rung.height) dark rendition")
+          }
+        } else {
+          let variant = darkGenerator.makeDarkVariant(of: resized)
+          chosen = variant
+          rungDark = .picture(variant.image)
+        }
       case .same:
         rungDark = .sameAsLight
       case .designer(let matched):
