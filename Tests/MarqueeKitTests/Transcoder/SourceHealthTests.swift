@@ -239,7 +239,7 @@ struct SourceHealthTests {
   func truncationRule() {
     func health(declared: Double, read: Double, cut: Bool = false) -> SourceHealth {
       var m = SourceHealthMonitor(frameDuration: 0.04)
-      m.packetRead(stream: 0, start: read - 0.04, end: read, cut: cut)
+      m.packetRead(stream: 0, isVideo: true, start: read - 0.04, end: read, cut: cut)
       return m.health(origin: 0, picturesEnd: read, declaredEnd: declared, declaredStart: 0)
     }
     #expect(health(declared: 9, read: 9).truncation == nil)
@@ -249,6 +249,13 @@ struct SourceHealthTests {
     #expect(health(declared: 4, read: 3.75).truncation != nil, "6.25 % of 4 s")
     #expect(health(declared: 0.3, read: 0.27).truncation == nil, "less than a frame")
     #expect(health(declared: 9, read: 9, cut: true).truncation?.lastPacketCut == true)
+    // A cut last audio packet is an incomplete last audio frame: a note, not a truncation.
+    var audio = SourceHealthMonitor(frameDuration: 0.04)
+    audio.packetRead(stream: 0, isVideo: true, start: 8.96, end: 9, cut: false)
+    audio.packetRead(stream: 1, isVideo: false, start: 8.98, end: 9, cut: true)
+    let noted = audio.health(origin: 0, picturesEnd: 9, declaredEnd: 9, declaredStart: 0)
+    #expect(noted.isSound && noted.lastAudioFrameIncomplete)
+    #expect(noted.warnings == ["the last audio frame is incomplete (cut short, or it could not be decoded); the sound ends there"])
     #expect(health(declared: 9, read: 3.6).failureReason?.hasPrefix("the source is truncated or still being copied: its pictures end at 3.60 s of 9.00 s") == true)
   }
 }

@@ -41,7 +41,7 @@ public struct SourceHealth: Sendable, Equatable, Codable {
     /// The duration the container declares from the same origin, seconds;
     /// nil when only the cut last packet gives the truncation away.
     public var declaredDuration: Double?
-    /// Whether the last packet read was cut short.
+    /// Whether the last packet read (the video's) was cut short.
     public var lastPacketCut: Bool
   }
 
@@ -93,7 +93,7 @@ public struct SourceHealth: Sendable, Equatable, Codable {
       lines.append("\(audioErrors) audio packet(s) could not be decoded and were skipped; the sound has gaps there")
     }
     if lastAudioFrameIncomplete {
-      lines.append("the last audio frame is incomplete and was dropped")
+      lines.append("the last audio frame is incomplete (cut short, or it could not be decoded); the sound ends there")
     }
     return lines
   }
@@ -174,8 +174,10 @@ struct SourceHealthMonitor {
   private(set) var damagedPictures = 0
   /// Each read stream's packet end, source seconds.
   private var packetEnds: [Int: Double] = [:]
-  /// Whether the last packet read (any stream) was cut short.
+  /// Whether the last packet read was the video's, cut short.
   private var lastPacketCut = false
+  /// Whether the last packet read was an audio packet cut short.
+  private var lastAudioPacketCut = false
   private var audioErrors = 0
   private var lastAudioFailed = false
 
@@ -186,10 +188,14 @@ struct SourceHealthMonitor {
   /// Whether any damage has been seen.
   var hasDamage: Bool { damagedPictures > 0 || damageFrom != nil || damageFromPosition != nil }
 
-  /// A packet was read from stream `index`: `start` and `end` in source
-  /// seconds (nil when it has no timestamp), `cut` its corrupt flag.
-  mutating func packetRead(stream index: Int, start: Double?, end: Double?, cut: Bool) {
-    lastPacketCut = cut
+  /// A packet was read from stream `index` (the video when `isVideo`):
+  /// `start` and `end` in source seconds (nil when it has no timestamp),
+  /// `cut` its corrupt flag. Only a cut last packet of the video makes
+  /// the source truncated; a cut last audio packet is an incomplete last
+  /// audio frame, a note.
+  mutating func packetRead(stream index: Int, isVideo: Bool, start: Double?, end: Double?, cut: Bool) {
+    lastPacketCut = cut && isVideo
+    lastAudioPacketCut = cut && !isVideo
     if let e = end ?? start { packetEnds[index] = max(packetEnds[index] ?? -.infinity, e) }
   }
 
@@ -291,7 +297,7 @@ struct SourceHealthMonitor {
     }
     h.damagedRanges = merged
     h.audioErrors = audioErrors
-    h.lastAudioFrameIncomplete = lastAudioFailed
+    h.lastAudioFrameIncomplete = lastAudioFailed || lastAudioPacketCut
     let readEnd = packetEnds.values.max()
     var truncation: SourceHealth.Truncation? = nil
     if let declaredEnd, let readEnd {

@@ -92,10 +92,9 @@ struct SourceReader {
     /// Warnings about the input.
     var warnings: [String]
     /// Damage and truncation (`SourceHealth`), on the output timeline.
+    /// Without `allowsDamage`, pictures stopped reaching the encoders at the
+    /// first damaged one: the outputs are unfinished unless it is sound.
     var health: SourceHealth
-    /// Whether pictures stopped reaching the encoders at the first damaged
-    /// one (`allowsDamage` false): the outputs are then unfinished.
-    var stoppedAtDamage: Bool
   }
 
   /// Reads to the end and flushes both decoders.
@@ -118,7 +117,8 @@ struct SourceReader {
       }
       guard more else { break }
       let tb = packet.timeBase.doubleValue
-      state.monitor.packetRead(stream: packet.streamIndex, start: packet.pts.map { Double($0) * tb },
+      state.monitor.packetRead(stream: packet.streamIndex, isVideo: packet.streamIndex == source.video.index,
+                               start: packet.pts.map { Double($0) * tb },
                                end: packet.pts.map { Double($0 + packet.duration) * tb }, cut: packet.isCorrupt)
       if packet.streamIndex == source.video.index {
         if packet.isCorrupt {
@@ -149,22 +149,24 @@ struct SourceReader {
     let declared = declaredSpan()
     let health = state.monitor.health(origin: origin, picturesEnd: state.timeline.videoEnd.seconds,
                                       declaredEnd: declared?.end, declaredStart: declared?.start ?? origin)
-    return Outcome(timeline: state.timeline, warnings: warnings, health: health, stoppedAtDamage: state.stopped)
+    return Outcome(timeline: state.timeline, warnings: warnings, health: health)
   }
 
   /// Where the container says the streams read end (and start), source
-  /// seconds: each stream's start plus its declared duration (for the
-  /// video, or its declared frame count over its average rate when that is
-  /// longer: an AVI's header keeps the frame count of the whole file while
-  /// libavformat measures a cut file's duration from what is there), else
+  /// seconds: each stream's start plus its declared duration (for an AVI's
+  /// video, or its header's frame count over its rate when that is longer:
+  /// the header keeps the frame count of the whole file while libavformat
+  /// measures a cut file's duration from what is there; an MP4's sample
+  /// count is not used, since an edit list may show only part of it), else
   /// the container's; nil when the container only guesses
   /// (`InputContainer.durationIsEstimated`) or says nothing.
   private func declaredSpan() -> (start: Double, end: Double)? {
     guard !source.input.durationIsEstimated else { return nil }
     var ends: [Double] = [], starts: [Double] = []
+    let isAVI = source.input.formatName == "avi"
     for s in [source.video] + (source.audio.map { [$0] } ?? []) {
       var length = s.duration ?? 0
-      if s.kind == .video, s.frameCount > 0, s.frameRate.isValid, s.frameRate.doubleValue > 0 {
+      if isAVI, s.kind == .video, s.frameCount > 0, s.frameRate.isValid, s.frameRate.doubleValue > 0 {
         length = max(length, Double(s.frameCount) / s.frameRate.doubleValue)
       }
       guard length > 0 else { continue }
@@ -198,6 +200,7 @@ struct SourceReader {
   private func decode(_ decoder: Decoder, _ packet: Packet?, _ state: inout ReadState) throws {
     let isVideo = decoder === source.videoDecoder
     var sent = true
+    var failedReceives = 0
     do {
       _ = try decoder.send(packet)
     } catch {
@@ -213,6 +216,12 @@ struct SourceReader {
     while true {
       let step: Step
       do { step = try decoder.receive(state.decoded) } catch {
+        // A decoder that keeps failing without handing anything over is
+        // not waited on for ever.
+        failedReceives += 1
+        if failedReceives > Self.maxDecodeErrors {
+          throw MarqueeError(.corruptSource, "the decoder keeps failing: \(error.reason)", cause: error)
+        }
         if isVideo {
           state.monitor.videoPacketDamaged(at: nil, position: nil, lost: true)
           stopIfNotAllowed(&state)
