@@ -225,24 +225,11 @@ extension DarkVariantGenerator {
         collect(start) { !isGround[$0] }
         guard members.count >= GraphicsTuning.minPhotoPixels else { continue }
         var minX = w, maxX = 0, minY = h, maxY = 0
-        for i in 0..<256 { histogram[i] = 0 }
-        var smooth = 0
         for idx in members {
           let x = idx % w, y = idx / w
           minX = min(minX, x); maxX = max(maxX, x); minY = min(minY, y); maxY = max(maxY, y)
-          let i = idx * 4
-          guard x > 0, x < w - 1, y > 0, y < h - 1 else { continue }
-          let l = Luma.integer(p[i], p[i + 1], p[i + 2])
-          @inline(__always) func near(_ n: Int) -> Bool {
-            let j = n * 4
-            return abs(Luma.integer(p[j], p[j + 1], p[j + 2]) - l) <= GraphicsTuning.smoothStep
-          }
-          guard near(idx - 1), near(idx + 1), near(idx - w), near(idx + w) else { continue }
-          histogram[l] += 1
-          smooth += 1
         }
-        let floor = max(2, Int(Double(smooth) * GraphicsTuning.levelShare))
-        let levels = histogram.reduce(0) { $0 + ($1 >= floor ? 1 : 0) }
+        let (smooth, levels) = Self.smoothLevels(of: members, pixels: p, width: w, height: h, histogram: &histogram)
         let isPhotograph = smooth >= GraphicsTuning.minPhotoPixels && levels >= GraphicsTuning.photoLevels
         let n = members.count
         let fill = Double(n) / Double((maxX - minX + 1) * (maxY - minY + 1))
@@ -254,21 +241,8 @@ extension DarkVariantGenerator {
         if isSolidShape && !isPhotograph {
           // A light panel (a card as light as its page or lighter) is
           // graphics: judged by its most common colour, not its text.
-          colours.removeAll(keepingCapacity: true)
-          for idx in members {
-            let i = idx * 4
-            colours[Int(p[i] >> 3) << 10 | Int(p[i + 1] >> 3) << 5 | Int(p[i + 2] >> 3), default: 0] += 1
-          }
-          let mode = colours.max { $0.value < $1.value }?.key ?? 0
-          var sum = (0, 0, 0), count = 0
-          for idx in members {
-            let i = idx * 4
-            guard Int(p[i] >> 3) << 10 | Int(p[i + 1] >> 3) << 5 | Int(p[i + 2] >> 3) == mode else { continue }
-            sum.0 += Int(p[i]); sum.1 += Int(p[i + 1]); sum.2 += Int(p[i + 2])
-            count += 1
-          }
-          let dominant = OKLab(r: UInt8(sum.0 / max(count, 1)), g: UInt8(sum.1 / max(count, 1)),
-                               b: UInt8(sum.2 / max(count, 1)))
+          let mode = Self.dominantColour(of: members, pixels: p, counts: &colours)
+          let dominant = OKLab(r: mode.r, g: mode.g, b: mode.b)
           let isLightPanel = dominant.chroma < GraphicsTuning.neutralChroma
             && dominant.l >= groundL - GraphicsTuning.panelLightness
           // Flat dark neutral ink (a heavy letter, a QR code's block) is
@@ -323,12 +297,8 @@ extension DarkVariantGenerator {
   func keepPhotographs(in members: [Int], pixels p: UnsafeBufferPointer<UInt8>, width w: Int, height h: Int,
                        keep: inout [Bool]) {
     var colours: [Int: Int] = [:]
-    for idx in members {
-      let i = idx * 4
-      colours[Int(p[i] >> 3) << 10 | Int(p[i + 1] >> 3) << 5 | Int(p[i + 2] >> 3), default: 0] += 1
-    }
-    let mode = colours.max { $0.value < $1.value }?.key ?? 0
-    let panel = ((mode >> 10) << 3 | 4, ((mode >> 5) & 31) << 3 | 4, (mode & 31) << 3 | 4)
+    let mode = Self.dominantColour(of: members, pixels: p, counts: &colours)
+    let panel = (Int(mode.r), Int(mode.g), Int(mode.b))
     let tolerance = ClassifierThresholds.backgroundTolerance + 4
     var inside = Set<Int>()
     for idx in members {
@@ -353,26 +323,57 @@ extension DarkVariantGenerator {
         }
       }
       guard region.count >= GraphicsTuning.minPhotoPixels else { continue }
-      for i in 0..<256 { histogram[i] = 0 }
-      var smooth = 0
-      for idx in region {
-        let x = idx % w, y = idx / w
-        guard x > 0, x < w - 1, y > 0, y < h - 1 else { continue }
-        let i = idx * 4
-        let l = Luma.integer(p[i], p[i + 1], p[i + 2])
-        var flat = true
-        for n in [idx - 1, idx + 1, idx - w, idx + w] {
-          let j = n * 4
-          if abs(Luma.integer(p[j], p[j + 1], p[j + 2]) - l) > GraphicsTuning.smoothStep { flat = false }
-        }
-        guard flat else { continue }
-        histogram[l] += 1
-        smooth += 1
-      }
-      let floor = max(2, Int(Double(smooth) * GraphicsTuning.levelShare))
-      let levels = histogram.reduce(0) { $0 + ($1 >= floor ? 1 : 0) }
+      let (smooth, levels) = Self.smoothLevels(of: region, pixels: p, width: w, height: h, histogram: &histogram)
       guard smooth >= GraphicsTuning.minPhotoPixels, levels >= GraphicsTuning.photoLevels else { continue }
       for idx in region { keep[idx] = true }
     }
+  }
+
+  /// How photographic a region is: its smooth pixels (not on the picture's
+  /// edge, all four neighbours within ``GraphicsTuning/smoothStep`` luma
+  /// levels, so anti-aliased edges do not count), and how many luma levels
+  /// each hold at least ``GraphicsTuning/levelShare`` of them (at least 2).
+  ///
+  /// - Parameter histogram: 256 counts, overwritten (scratch space).
+  static func smoothLevels(of region: [Int], pixels p: UnsafeBufferPointer<UInt8>, width w: Int, height h: Int,
+                           histogram: inout [Int]) -> (smooth: Int, levels: Int) {
+    for i in 0..<256 { histogram[i] = 0 }
+    var smooth = 0
+    for idx in region {
+      let x = idx % w, y = idx / w
+      guard x > 0, x < w - 1, y > 0, y < h - 1 else { continue }
+      let i = idx * 4
+      let l = Luma.integer(p[i], p[i + 1], p[i + 2])
+      @inline(__always) func near(_ n: Int) -> Bool {
+        let j = n * 4
+        return abs(Luma.integer(p[j], p[j + 1], p[j + 2]) - l) <= GraphicsTuning.smoothStep
+      }
+      guard near(idx - 1), near(idx + 1), near(idx - w), near(idx + w) else { continue }
+      histogram[l] += 1
+      smooth += 1
+    }
+    let floor = max(2, Int(Double(smooth) * GraphicsTuning.levelShare))
+    return (smooth, histogram.reduce(0) { $0 + ($1 >= floor ? 1 : 0) })
+  }
+
+  /// A region's most common colour: the 5-bit-per-channel bin holding most
+  /// of its pixels, as the exact mean of the pixels in that bin.
+  ///
+  /// - Parameter counts: scratch space, overwritten.
+  static func dominantColour(of region: [Int], pixels p: UnsafeBufferPointer<UInt8>, counts: inout [Int: Int])
+    -> (r: UInt8, g: UInt8, b: UInt8)
+  {
+    @inline(__always) func bin(_ i: Int) -> Int { Int(p[i] >> 3) << 10 | Int(p[i + 1] >> 3) << 5 | Int(p[i + 2] >> 3) }
+    counts.removeAll(keepingCapacity: true)
+    for idx in region { counts[bin(idx * 4), default: 0] += 1 }
+    let mode = counts.max { $0.value < $1.value }?.key ?? 0
+    var sum = (0, 0, 0), n = 0
+    for idx in region where bin(idx * 4) == mode {
+      let i = idx * 4
+      sum.0 += Int(p[i]); sum.1 += Int(p[i + 1]); sum.2 += Int(p[i + 2])
+      n += 1
+    }
+    let d = max(n, 1)
+    return (UInt8(sum.0 / d), UInt8(sum.1 / d), UInt8(sum.2 / d))
   }
 }
