@@ -37,8 +37,9 @@ import Foundation
 /// - **Photos stay photos.** When the light picture is a photograph
 ///   (`DarkVariantGenerator.classify`), the dark variant's luma correlates
 ///   with the light one's: Pearson r of the shown luma at least
-///   `minPhotoCorrelation` (0.8). Dimming keeps r at 1; an inverted photo
-///   falls far below 0.
+///   `minPhotoCorrelation` (0.8), measured on the photographic part (light
+///   grounds, such as a caption bar, left out: `lumaCorrelation`). Dimming
+///   keeps r at 1; an inverted photo falls far below 0.
 ///
 /// WCAG 2 contrast: `(L1 + 0.05) / (L2 + 0.05)` on relative luminance (WCAG
 /// 2.1, "contrast ratio"); 4.5:1 is the level for body text (SC 1.4.3),
@@ -70,6 +71,20 @@ extension PictureLook {
   /// …when the light picture's luma has at least this standard deviation
   /// (levels); a flatter picture has nothing to invert.
   public static let photoSpread = 8.0
+  /// The luma from which a tile's dominant ground is a light ground that
+  /// the r rule leaves out (a caption bar, a split layout's panel).
+  public static let lightGroundLuma = 200
+  /// The share of a tile that light ground covers for the r rule to leave
+  /// it out: a quarter, so that tiles of heavy text on a caption bar go
+  /// too (inverted, they would outweigh a whole photo's grain).
+  public static let lightGroundShare = 0.25
+  /// A tile with at least this share of light pixels (the light band and
+  /// the one under it) between two light-ground tiles is left out too:
+  /// heavy letters on a caption bar.
+  public static let textGroundShare = 0.1
+  /// The least share of the picture the r rule is measured on; below it,
+  /// on the whole picture.
+  public static let minPhotographicShare = 0.2
 
   /// The contrast a mark with light contrast `light` needs in the dark
   /// variant.
@@ -276,14 +291,75 @@ extension PictureLook {
   }
 
   /// Pearson's r between the shown luma of two pictures of the same working
-  /// size; 1 when the light one is nearly flat (`photoSpread`).
+  /// size, over the light picture's photographic part; 1 when that part is
+  /// nearly flat (`photoSpread`).
+  ///
+  /// The photographic part leaves out the *light-ground tiles*: tiles (the
+  /// legibility rule's) whose most common luma band, ±1 band, covers at
+  /// least `lightGroundShare` of the tile at luma `lightGroundLuma` or more: a
+  /// white caption bar, the white half of a split layout, paper behind
+  /// text; and tiles with `textGroundShare` of light pixels that have at
+  /// least two such tiles beside them (heavy letters on the bar). Dark
+  /// mode may turn those into dark panels (their text inverted)
+  /// while the photo beside them is dimmed. When under
+  /// `minPhotographicShare` of the picture is left, every pixel counts, so
+  /// an inverted light photograph (a foggy sky, a snow field) still fails.
   static func lumaCorrelation(light: ShownPicture, dark: ShownPicture) -> Double {
-    let n = Double(light.luma.count)
-    var sx = 0.0, sy = 0.0, sxx = 0.0, syy = 0.0, sxy = 0.0
-    for i in 0..<light.luma.count {
-      let x = Double(light.luma[i]), y = Double(dark.luma[i])
-      sx += x; sy += y; sxx += x * x; syy += y * y; sxy += x * y
+    let w = light.width, h = light.height
+    let side = max(8, min(w, h) / legibilityTileDivisor)
+    let tilesX = (w + side - 1) / side, tilesY = (h + side - 1) / side
+    // Each tile: is it light ground, and what share of it is light.
+    var lightGround = [Bool](repeating: false, count: tilesX * tilesY)
+    var lightShare = [Double](repeating: 0, count: tilesX * tilesY)
+    var bandCount = [Int](repeating: 0, count: 32)
+    let lightBand = lightGroundLuma / 8
+    for ty in 0..<tilesY {
+      for tx in 0..<tilesX {
+        let x0 = tx * side, y0 = ty * side, x1 = min(w, x0 + side), y1 = min(h, y0 + side)
+        for b in 0..<32 { bandCount[b] = 0 }
+        for y in y0..<y1 {
+          for x in x0..<x1 { bandCount[Int(light.luma[y * w + x] >> 3)] += 1 }
+        }
+        var mode = 0
+        for b in 1..<32 where bandCount[b] > bandCount[mode] { mode = b }
+        let area = Double((x1 - x0) * (y1 - y0))
+        let ground = bandCount[mode] + (mode > 0 ? bandCount[mode - 1] : 0) + (mode < 31 ? bandCount[mode + 1] : 0)
+        lightGround[ty * tilesX + tx] = mode >= lightBand && Double(ground) >= lightGroundShare * area
+        lightShare[ty * tilesX + tx] = Double(bandCount[(lightBand - 1)...].reduce(0, +)) / area
+      }
     }
+    // Heavy text on a light ground (a caption bar's letters) fills some
+    // tiles nearly whole: a tile with some light ground between two
+    // light-ground neighbours goes with them.
+    var leftOut = lightGround
+    for ty in 0..<tilesY {
+      for tx in 0..<tilesX where !lightGround[ty * tilesX + tx] && lightShare[ty * tilesX + tx] >= textGroundShare {
+        var around = 0
+        if tx > 0, lightGround[ty * tilesX + tx - 1] { around += 1 }
+        if tx < tilesX - 1, lightGround[ty * tilesX + tx + 1] { around += 1 }
+        if ty > 0, lightGround[(ty - 1) * tilesX + tx] { around += 1 }
+        if ty < tilesY - 1, lightGround[(ty + 1) * tilesX + tx] { around += 1 }
+        if around >= 2 { leftOut[ty * tilesX + tx] = true }
+      }
+    }
+    var counted = [Bool](repeating: true, count: w * h)
+    var excluded = 0
+    for ty in 0..<tilesY {
+      for tx in 0..<tilesX where leftOut[ty * tilesX + tx] {
+        let x0 = tx * side, y0 = ty * side, x1 = min(w, x0 + side), y1 = min(h, y0 + side)
+        for y in y0..<y1 {
+          for x in x0..<x1 { counted[y * w + x] = false }
+        }
+        excluded += (x1 - x0) * (y1 - y0)
+      }
+    }
+    let useAll = Double(w * h - excluded) < minPhotographicShare * Double(w * h)
+    var n = 0.0, sx = 0.0, sy = 0.0, sxx = 0.0, syy = 0.0, sxy = 0.0
+    for i in 0..<light.luma.count where useAll || counted[i] {
+      let x = Double(light.luma[i]), y = Double(dark.luma[i])
+      n += 1; sx += x; sy += y; sxx += x * x; syy += y * y; sxy += x * y
+    }
+    guard n > 0 else { return 1 }
     let vx = sxx - sx * sx / n, vy = syy - sy * sy / n
     // Nothing to invert: a flat card's coding noise correlates with nothing.
     guard vx > n * photoSpread * photoSpread, vy > n * 1e-3 else { return 1 }

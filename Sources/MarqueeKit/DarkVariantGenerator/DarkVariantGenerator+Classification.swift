@@ -57,6 +57,9 @@ extension DarkVariantGenerator {
     /// Fraction of all pixels within tolerance of `background`; only measured
     /// when the ring is light and uniform, 0 otherwise.
     var backgroundCoverage: Double
+    /// A photograph's light panel (a caption bar, a split layout's text
+    /// half), when ``DarkVariantGenerator/lightPanel(in:)`` found one.
+    var panel: LightPanel? = nil
   }
 }
 

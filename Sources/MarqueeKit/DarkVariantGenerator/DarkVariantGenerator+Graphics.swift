@@ -36,6 +36,21 @@ extension DarkVariantGenerator {
     static let levelShare = 0.004
     /// Components smaller than this are always graphics (specks, dots).
     static let minPhotoPixels = 400
+    /// Pixels within this many levels of the ground, in every channel, do
+    /// not count toward a component's luma levels: a JPEG's ringing spreads
+    /// the ground around flat red letters over dozens of levels (about 30
+    /// at quality 60) that are not shading.
+    static let groundNoise = 40
+    /// Pixels within this many levels, in every channel, of a blend of a
+    /// component's most common colour and the ground do not count toward
+    /// its luma levels either: anti-aliasing, and the chroma a JPEG smears
+    /// around red letters, are blends; a product's shading is not.
+    static let blendTolerance = 16
+    /// A part whose pixels more than ``groundNoise`` off the ground are at
+    /// least this share of it is measured by those pixels alone (its core):
+    /// red letters in a JPEG halo. Below it, the part is mostly near the
+    /// ground colour (an off-white product) and measured whole.
+    static let minCoreShare = 0.35
     /// A pixel is in a smooth interior when its four neighbours' luma is
     /// within this many levels of its own.
     static let smoothStep = 12
@@ -229,9 +244,22 @@ extension DarkVariantGenerator {
           let x = idx % w, y = idx / w
           minX = min(minX, x); maxX = max(maxX, x); minY = min(minY, y); maxY = max(maxY, y)
         }
-        let (smooth, levels) = Self.smoothLevels(of: members, pixels: p, width: w, height: h, histogram: &histogram)
+        let ink = Self.dominantColour(of: members, pixels: p, counts: &colours)
+        let (smooth, levels) = Self.smoothLevels(of: members, pixels: p, width: w, height: h, ground: ground,
+                                                 ink: RGB8(r: ink.r, g: ink.g, b: ink.b), histogram: &histogram)
         let isPhotograph = smooth >= GraphicsTuning.minPhotoPixels && levels >= GraphicsTuning.photoLevels
-        let n = members.count
+        // Its core: the pixels clearly off the ground. A JPEG's ringing and
+        // chroma bleeding join a halo to every letter, which fills the gaps
+        // of a line of text; the halo is ground, not shape. A part that is
+        // mostly near the ground (an off-white product) is all core.
+        let noise = GraphicsTuning.groundNoise
+        var core = 0
+        for idx in members {
+          let i = idx * 4
+          if abs(Int(p[i]) - Int(ground.r)) > noise || abs(Int(p[i + 1]) - Int(ground.g)) > noise
+            || abs(Int(p[i + 2]) - Int(ground.b)) > noise { core += 1 }
+        }
+        let n = Double(core) >= GraphicsTuning.minCoreShare * Double(members.count) ? core : members.count
         let fill = Double(n) / Double((maxX - minX + 1) * (maxY - minY + 1))
         // A shape shaded or shadowed a little (a few smooth levels) may be
         // less compact: a flat product standing in its soft shadow.
@@ -241,7 +269,7 @@ extension DarkVariantGenerator {
         if isSolidShape && !isPhotograph {
           // A light panel (a card as light as its page or lighter) is
           // graphics: judged by its most common colour, not its text.
-          let mode = Self.dominantColour(of: members, pixels: p, counts: &colours)
+          let mode = ink
           let dominant = OKLab(r: mode.r, g: mode.g, b: mode.b)
           let isLightPanel = dominant.chroma < GraphicsTuning.neutralChroma
             && dominant.l >= groundL - GraphicsTuning.panelLightness
@@ -323,7 +351,8 @@ extension DarkVariantGenerator {
         }
       }
       guard region.count >= GraphicsTuning.minPhotoPixels else { continue }
-      let (smooth, levels) = Self.smoothLevels(of: region, pixels: p, width: w, height: h, histogram: &histogram)
+      let (smooth, levels) = Self.smoothLevels(of: region, pixels: p, width: w, height: h,
+                                               ground: RGB8(r: mode.r, g: mode.g, b: mode.b), ink: nil, histogram: &histogram)
       guard smooth >= GraphicsTuning.minPhotoPixels, levels >= GraphicsTuning.photoLevels else { continue }
       for idx in region { keep[idx] = true }
     }
@@ -331,18 +360,42 @@ extension DarkVariantGenerator {
 
   /// How photographic a region is: its smooth pixels (not on the picture's
   /// edge, all four neighbours within ``GraphicsTuning/smoothStep`` luma
-  /// levels, so anti-aliased edges do not count), and how many luma levels
+  /// levels, so anti-aliased edges do not count; not within
+  /// ``GraphicsTuning/groundNoise`` of `ground` in every channel, so coding
+  /// noise on the ground does not count; not a blend of `ink` and
+  /// `ground` within ``GraphicsTuning/blendTolerance``, so a JPEG's chroma
+  /// bleeding around red letters does not count), and how many luma levels
   /// each hold at least ``GraphicsTuning/levelShare`` of them (at least 2).
   ///
-  /// - Parameter histogram: 256 counts, overwritten (scratch space).
+  /// - Parameters:
+  ///   - ground: the colour the region sits on.
+  ///   - ink: the region's most common colour, or `nil`.
+  ///   - histogram: 256 counts, overwritten (scratch space).
   static func smoothLevels(of region: [Int], pixels p: UnsafeBufferPointer<UInt8>, width w: Int, height h: Int,
-                           histogram: inout [Int]) -> (smooth: Int, levels: Int) {
+                           ground: RGB8, ink: RGB8?, histogram: inout [Int]) -> (smooth: Int, levels: Int) {
+    let noise = GraphicsTuning.groundNoise
+    let (gr, gg, gb) = (Int(ground.r), Int(ground.g), Int(ground.b))
+    // The blend line from the ground to the ink, along its longest channel.
+    let step = ink.map { (Int($0.r) - gr, Int($0.g) - gg, Int($0.b) - gb) } ?? (0, 0, 0)
+    let span = max(abs(step.0), abs(step.1), abs(step.2))
+    @inline(__always) func isBlend(_ r: Int, _ g: Int, _ b: Int) -> Bool {
+      guard span >= 2 * GraphicsTuning.blendTolerance else { return false }
+      let along = abs(step.0) == span ? Double(r - gr) / Double(step.0)
+        : abs(step.1) == span ? Double(g - gg) / Double(step.1) : Double(b - gb) / Double(step.2)
+      let t = min(max(along, 0), 1)
+      let tolerance = Double(GraphicsTuning.blendTolerance)
+      return abs(Double(gr) + t * Double(step.0) - Double(r)) <= tolerance
+        && abs(Double(gg) + t * Double(step.1) - Double(g)) <= tolerance
+        && abs(Double(gb) + t * Double(step.2) - Double(b)) <= tolerance
+    }
     for i in 0..<256 { histogram[i] = 0 }
     var smooth = 0
     for idx in region {
       let x = idx % w, y = idx / w
       guard x > 0, x < w - 1, y > 0, y < h - 1 else { continue }
       let i = idx * 4
+      if abs(Int(p[i]) - gr) <= noise && abs(Int(p[i + 1]) - gg) <= noise && abs(Int(p[i + 2]) - gb) <= noise { continue }
+      if isBlend(Int(p[i]), Int(p[i + 1]), Int(p[i + 2])) { continue }
       let l = Luma.integer(p[i], p[i + 1], p[i + 2])
       @inline(__always) func near(_ n: Int) -> Bool {
         let j = n * 4

@@ -102,7 +102,10 @@ public struct DarkVariantGenerator: Sendable {
   /// its kind that meets every rule, and says which.
   ///
   /// The methods tried, in order (``methods(for:)``):
-  /// - a photograph: ``DarkMethod/dimmed``;
+  /// - a photograph: ``DarkMethod/dimmed``; one with a light panel
+  ///   (``lightPanel(in:)``: a caption bar, a split layout's text half)
+  ///   first ``DarkMethod/graphicsInvertedProductDimmed``, the panel taken
+  ///   as the ground, so its text is inverted and the photo dimmed;
   /// - a plain light ground (white, grey, a pale tint):
   ///   ``DarkMethod/graphicsInverted``, then
   ///   ``DarkMethod/graphicsInvertedProductDimmed``, then
@@ -123,7 +126,8 @@ public struct DarkVariantGenerator: Sendable {
   /// - Returns: The dark variant (same size, alpha bytes unchanged), its
   ///   classification and method, and the mean luma before and after.
   public func makeDarkVariant(of image: RGBAImage) -> DarkVariant {
-    let analysis = analyze(image)
+    var analysis = analyze(image)
+    if analysis.kind == .photograph { analysis.panel = lightPanel(in: image) }
     var best: (variant: DarkVariant, shortfall: Double)?
     let shownLight = ShownPicture(image, on: surfaces.light)
     for method in methods(for: analysis) {
@@ -143,7 +147,9 @@ public struct DarkVariantGenerator: Sendable {
   /// the other widths of a ladder, or the other frames of an animation,
   /// so every one looks alike), without judging it.
   public func makeDarkVariant(of image: RGBAImage, using method: DarkMethod) -> DarkVariant {
-    apply(method, to: image, analysis: analyze(image))
+    var analysis = analyze(image)
+    if analysis.kind == .photograph && method != .dimmed { analysis.panel = lightPanel(in: image) }
+    return apply(method, to: image, analysis: analysis)
   }
 
   /// The methods to try for a picture, best first (see
@@ -151,7 +157,9 @@ public struct DarkVariantGenerator: Sendable {
   func methods(for analysis: Analysis) -> [DarkMethod] {
     switch analysis.kind {
     case .photograph:
-      return [.dimmed]
+      // A photo with a light panel (a caption bar, a split layout): the
+      // panel and its text inverted, the photo dimmed.
+      return analysis.panel == nil ? [.dimmed] : [.graphicsInvertedProductDimmed, .dimmed]
     case .transparent:
       return [.alphaKept, .dimmed]
     case .lightBackground:
@@ -180,9 +188,14 @@ public struct DarkVariantGenerator: Sendable {
       output = darkenPhotograph(image)
     case .groundRecoloured, .graphicsInverted, .graphicsInvertedProductDimmed:
       // A ground the classifier did not call light is estimated afresh.
+      // A photograph's light panel is its ground.
       var lightAnalysis = analysis
       if analysis.kind != .lightBackground {
         lightAnalysis.kind = .lightBackground
+      }
+      if let panel = analysis.panel {
+        lightAnalysis.background = panel.colour
+        lightAnalysis.backgroundSpread = panel.spread
       }
       let recoloured = recolourLightBackground(image, analysis: lightAnalysis)
       output = recoloured.image

@@ -55,12 +55,18 @@ private struct GeneratedBanner {
   var height = 658
   var ground: String
   var layers: [TextLayer]
+  /// A JPEG at this `-q:v` (2 best … 31 worst) instead of a PNG.
+  var jpegQuality: Int? = nil
 
-  /// Writes the banner PNG and one mask PNG per layer into `dir`.
+  /// The banner's file name.
+  var file: String { jpegQuality == nil ? "\(id).png" : "\(id).jpg" }
+
+  /// Writes the banner and one mask PNG per layer into `dir`.
   func write(into dir: URL) throws {
     let text = layers.map { $0.filter() }.joined(separator: ",")
-    try Oracle.generate(["-f", "lavfi", "-i", ground + (text.isEmpty ? "" : "," + text), "-frames:v", "1"],
-                        to: dir.appendingPathComponent("\(id).png"))
+    try Oracle.generate(["-f", "lavfi", "-i", ground + (text.isEmpty ? "" : "," + text), "-frames:v", "1"]
+                          + (jpegQuality.map { ["-q:v", "\($0)"] } ?? []),
+                        to: dir.appendingPathComponent(file))
     for (n, layer) in layers.enumerated() {
       try Oracle.generate(["-f", "lavfi", "-i", "color=black:s=\(width)x\(height)," + layer.filter(colour: "white"),
                            "-frames:v", "1", "-pix_fmt", "gray"], to: dir.appendingPathComponent("\(id)-mask\(n).png"))
@@ -165,6 +171,21 @@ struct DarkVariantLegibilityTests {
       TextLayer(text: "Night Sale", size: 120, colour: "white", x: 60, y: 150),
       TextLayer(text: "Starts 10 pm", size: 60, colour: "0xFFC107", x: 60, y: 330),
     ]),
+    // Mixed pictures: a photo (grainy, blurred test pattern) with a white
+    // caption bar, and a split layout with the text on a white half.
+    GeneratedBanner(id: "captionbar", ground: "testsrc2=s=1170x658,noise=alls=12:allf=t,gblur=sigma=1.5,drawbox=x=0:y=500:w=1170:h=158:color=white:t=fill",
+                    layers: [TextLayer(text: "Weekend in the hills", size: 64, colour: "0x111111", x: 40, y: 545)]),
+    GeneratedBanner(id: "split", ground: "testsrc2=s=1170x658,noise=alls=12:allf=t,gblur=sigma=1.5,drawbox=x=585:y=0:w=585:h=658:color=white:t=fill",
+                    layers: [
+                      TextLayer(text: "New season", size: 72, colour: "0x111111", x: 640, y: 200),
+                      TextLayer(text: "Shop now", size: 44, colour: "0xE53935", x: 640, y: 330),
+                    ]),
+    // A price card saved as a low-quality JPEG: ringing and chroma
+    // bleeding around red letters.
+    GeneratedBanner(id: "pricejpeg", ground: "color=white:s=1170x658", layers: [
+      TextLayer(text: "Mug", size: 120, colour: "0x111111", x: 60, y: 120),
+      TextLayer(text: "$12.99", size: 90, colour: "0xE53935", x: 60, y: 320),
+    ], jpegQuality: 14),
   ]
 
   /// Builds every generated banner, an animated GIF with a caption bar and
@@ -192,7 +213,7 @@ struct DarkVariantLegibilityTests {
       try Oracle.generate(["-f", "lavfi", "-i", "color=0xF2F2F7:s=1170x658", "-i", fixture.dir.appendingPathComponent("thumb.png").path,
                            "-filter_complex", "[0]drawbox=x=120:y=80:w=930:h=500:color=white:t=fill[c];[c][1]overlay=160:140,drawtext=fontfile=\(font):text='Weekend in the hills':fontsize=44:fontcolor=0x1C1C1E:x=560:y=160",
                            "-frames:v", "1"], to: fixture.dir.appendingPathComponent("thumbcard.png"))
-      var jobBanners: [[String: Any]] = DarkVariantLegibilityTests.banners.map { ["id": $0.id, "type": "image", "source": "\($0.id).png"] }
+      var jobBanners: [[String: Any]] = DarkVariantLegibilityTests.banners.map { ["id": $0.id, "type": "image", "source": $0.file] }
       jobBanners.append(["id": "caption", "type": "image", "source": "caption.gif"])
       jobBanners.append(["id": "thumbcard", "type": "image", "source": "thumbcard.png"])
       jobBanners.append(["id": "promo", "type": "video", "source": "promo.mp4", "cover": "first"])
@@ -294,6 +315,67 @@ struct DarkVariantLegibilityTests {
     let before = InkOnGround(cover, mask: mask), after = InkOnGround(darkCover, mask: mask)
     #expect(after.ratio >= min(0.6 * min(before.ratio, 4.5), 2), "promo cover \(after.ratio):1")
     #expect(nearWhiteShare(darkCover) <= 0.25)
+  }
+
+  @Test("a photo with a caption bar or a white half: the panel turns dark, its text light, the photo is dimmed")
+  func mixedPicturesGetAMethodPerRegion() throws {
+    let b = try Self.built.get()
+    // (id, the photo's box and the panel's box, at 1170 px)
+    let cases: [(String, photo: (Int, Int, Int, Int), panel: (Int, Int, Int, Int))] = [
+      ("captionbar", (0, 0, 1170, 490), (0, 510, 1170, 148)),
+      ("split", (0, 0, 575, 658), (595, 0, 575, 658)),
+    ]
+    for (id, photo, panel) in cases {
+      let light = try b.picture(id, "url"), dark = try b.picture(id, "dark_url")
+      let k = Double(light.width) / 1170
+      func crop(_ image: RGBAImage, _ box: (Int, Int, Int, Int)) -> RGBAImage {
+        let x0 = Int(Double(box.0) * k), y0 = Int(Double(box.1) * k)
+        let w = Int(Double(box.2) * k), h = Int(Double(box.3) * k)
+        var out = [UInt8]()
+        for y in y0..<(y0 + h) { out += image.pixels[((y * image.width + x0) * 4)..<((y * image.width + x0 + w) * 4)] }
+        return RGBAImage(width: w, height: h, pixels: out)
+      }
+      let r = lumaCorrelation(crop(light, photo), crop(dark, photo))
+      #expect(r >= 0.8, "\(id): the photo's luma correlates at r = \(r)")
+      // The panel's ground: the median luma of its pixels that were white.
+      let lightPanel = crop(light, panel), darkPanel = crop(dark, panel)
+      var ground = [Double]()
+      for o in 0..<(lightPanel.width * lightPanel.height) where lightPanel.pixels[o * 4] > 240 && lightPanel.pixels[o * 4 + 1] > 240 {
+        let i = o * 4
+        ground.append(0.2126 * Double(darkPanel.pixels[i]) + 0.7152 * Double(darkPanel.pixels[i + 1]) + 0.0722 * Double(darkPanel.pixels[i + 2]))
+      }
+      #expect(median(ground) <= 64, "\(id): the white panel became luma \(median(ground)), a grey slab in dark mode")
+      let line = b.log.split(separator: "\n").first { $0.contains(" \(id): encode finished") } ?? ""
+      #expect(line.hasSuffix("dark: photograph, graphics inverted, product dimmed"), "\(line)")
+    }
+  }
+
+  @Test("a low-quality JPEG's red price gets no white halo in the dark variant")
+  func jpegRingingLeavesNoHalo() throws {
+    let b = try Self.built.get()
+    let dark = try b.picture("pricejpeg", "dark_url")
+    var mask = try FFmpegOracle.decode(b.fixture.dir.appendingPathComponent("pricejpeg-mask1.png"))
+    if mask.width != dark.width { mask = try ImageResampler.resize(mask, width: dark.width, height: dark.height) }
+    // The band 2–8 px around the price's letters, in the dark variant.
+    let w = dark.width, h = dark.height
+    var near = [Bool](repeating: false, count: w * h)
+    for y in 0..<h {
+      for x in 0..<w where mask.pixels[(y * w + x) * 4] >= 128 {
+        for dy in -8...8 {
+          for dx in -8...8 where x + dx >= 0 && y + dy >= 0 && x + dx < w && y + dy < h && max(abs(dx), abs(dy)) >= 2 {
+            near[(y + dy) * w + x + dx] = true
+          }
+        }
+      }
+    }
+    var band = 0, light = 0
+    for o in 0..<(w * h) where near[o] && mask.pixels[o * 4] == 0 {
+      let i = o * 4
+      band += 1
+      if 0.2126 * Double(dark.pixels[i]) + 0.7152 * Double(dark.pixels[i + 1]) + 0.0722 * Double(dark.pixels[i + 2]) >= 160 { light += 1 }
+    }
+    #expect(band > 0)
+    #expect(Double(light) <= 0.01 * Double(band), "\(light) of \(band) pixels around the price are light (a halo)")
   }
 
   @Test("corpus photographs are dimmed, never inverted: r ≥ 0.8", .enabled(if: Corpus.skipReason == nil))
