@@ -438,17 +438,18 @@ extension PictureLook {
   /// candidates against one light picture).
   static func judgeDarkVariant(light: RGBAImage, dark: RGBAImage, surfaces: Surfaces,
                                isPhotograph: Bool, shownLight known: ShownPicture?) -> DarkVariantJudgement {
-    let darker = darkerAsShown(light: light, dark: dark, surfaces: surfaces).isDarker
-    let glare = glareShare(dark, on: surfaces.dark)
     guard light.width == dark.width, light.height == dark.height else {
-      return DarkVariantJudgement(legibility: LegibilityReport(), glareShare: glare, correlation: 1,
-                                  isPhotograph: isPhotograph, isDarker: darker)
+      return DarkVariantJudgement(legibility: LegibilityReport(), glareShare: glareShare(dark, on: surfaces.dark),
+                                  correlation: 1, isPhotograph: isPhotograph,
+                                  isDarker: darkerAsShown(light: light, dark: dark, surfaces: surfaces).isDarker)
     }
+    // One pass over each picture: the working picture, its mean luma and
+    // its glare count.
     let shownLight = known ?? ShownPicture(light, on: surfaces.light)
     let shownDark = ShownPicture(dark, on: surfaces.dark)
     return DarkVariantJudgement(
-      legibility: legibility(light: shownLight, dark: shownDark), glareShare: glare,
+      legibility: legibility(light: shownLight, dark: shownDark), glareShare: shownDark.glareShare,
       correlation: isPhotograph ? lumaCorrelation(light: shownLight, dark: shownDark) : 1,
-      isPhotograph: isPhotograph, isDarker: darker)
+      isPhotograph: isPhotograph, isDarker: isDarker(shownDark: shownDark.meanLuma, shownLight: shownLight.meanLuma))
   }
 }

@@ -23,6 +23,13 @@ struct ShownPicture: Sendable {
   /// `width * height` flags: the picture's own pixels there are mostly
   /// opaque (mean alpha 128 or more), not the surface showing through.
   let opaque: [Bool]
+  /// The full-size picture's mean luma as shown, exactly
+  /// `PictureLook.shownMeanLuma(image, on: surface)`, from the same pass.
+  let meanLuma: Double
+  /// The share of the full-size picture's pixels near white as shown,
+  /// exactly `PictureLook.glareShare(image, on: surface)`, from the same
+  /// pass.
+  let glareShare: Double
 
   /// The default bound on the longer side, in pixels.
   static let defaultMaxSide = 800
@@ -51,6 +58,12 @@ struct ShownPicture: Sendable {
     var counts = [Int32](repeating: 0, count: w * h)
     var alphas = [Int32](repeating: 0, count: w * h)
     let sr = Int32(surface.r), sg = Int32(surface.g), sb = Int32(surface.b)
+    // The full-size mean luma and glare count, by the formulas of
+    // `PictureLook.shownMeanLuma` and `PictureLook.glareShare`: opaque
+    // pixels in integers (weights in 1/10000), translucent ones blended.
+    let surfaceLuma = 0.2126 * Double(surface.r) + 0.7152 * Double(surface.g) + 0.0722 * Double(surface.b)
+    let glareThreshold = Int64(PictureLook.glareLuma * 10000)
+    var opaqueLuma: Int64 = 0, blendedLuma = 0.0, glaring = 0
     image.pixels.withUnsafeBufferPointer { p in
       sums.withUnsafeMutableBufferPointer { s in
         counts.withUnsafeMutableBufferPointer { n in
@@ -68,7 +81,15 @@ struct ShownPicture: Sendable {
                 let a = Int32(p[i + 3])
                 if a == 255 {
                   r += Int32(p[i]); g += Int32(p[i + 1]); b += Int32(p[i + 2])
+                  let l = 2126 * Int64(p[i]) + 7152 * Int64(p[i + 1]) + 722 * Int64(p[i + 2])
+                  opaqueLuma += l
+                  if l >= glareThreshold { glaring += 1 }
                 } else {
+                  let fa = Double(a) / 255
+                  let l = (0.2126 * Double(p[i]) + 0.7152 * Double(p[i + 1]) + 0.0722 * Double(p[i + 2])) * fa
+                    + surfaceLuma * (1 - fa)
+                  blendedLuma += l
+                  if l >= PictureLook.glareLuma { glaring += 1 }
                   let ia = 255 - a
                   r += (Int32(p[i]) * a + sr * ia + 127) / 255
                   g += (Int32(p[i + 1]) * a + sg * ia + 127) / 255
@@ -101,6 +122,9 @@ struct ShownPicture: Sendable {
     self.luma = luma
     self.luminance = luminance
     self.opaque = (0..<(w * h)).map { alphas[$0] >= 128 * max(counts[$0], 1) }
+    let pixels = max(1, image.width * image.height)
+    self.meanLuma = (Double(opaqueLuma) / 10000 + blendedLuma) / Double(pixels)
+    self.glareShare = Double(glaring) / Double(pixels)
   }
 
   /// The WCAG 2 contrast ratio of two relative luminances, at least 1:

@@ -131,7 +131,7 @@ public struct DarkVariantGenerator: Sendable {
     var best: (variant: DarkVariant, shortfall: Double)?
     let shownLight = ShownPicture(image, on: surfaces.light)
     for method in methods(for: analysis) {
-      var variant = apply(method, to: image, analysis: analysis)
+      var variant = apply(method, to: image, analysis: analysis, shownLightMean: shownLight.meanLuma)
       let judgement = PictureLook.judgeDarkVariant(
         light: image, dark: variant.image, surfaces: surfaces, isPhotograph: analysis.kind == .photograph,
         shownLight: shownLight)
@@ -181,7 +181,10 @@ public struct DarkVariantGenerator: Sendable {
   }
 
   /// One method applied, with the darker-as-shown passes.
-  func apply(_ method: DarkMethod, to image: RGBAImage, analysis: Analysis) -> DarkVariant {
+  ///
+  /// - Parameter shownLightMean: `PictureLook.shownMeanLuma(image, on:
+  ///   surfaces.light)` when the caller has it.
+  func apply(_ method: DarkMethod, to image: RGBAImage, analysis: Analysis, shownLightMean: Double? = nil) -> DarkVariant {
     var output: RGBAImage
     switch method {
     case .dimmed:
@@ -206,7 +209,7 @@ public struct DarkVariantGenerator: Sendable {
     case .alphaKept:
       output = darkenTransparent(image)
     }
-    let shownLight = PictureLook.shownMeanLuma(image, on: surfaces.light)
+    let shownLight = shownLightMean ?? PictureLook.shownMeanLuma(image, on: surfaces.light)
     var passes = 0
     while passes < 4,
           !PictureLook.isDarker(shownDark: PictureLook.shownMeanLuma(output, on: surfaces.dark), shownLight: shownLight) {

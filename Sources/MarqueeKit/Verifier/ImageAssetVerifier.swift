@@ -68,11 +68,24 @@ struct ImageAssetVerifier {
       // JPEGs. A transparent image's JPEGs are flattened, each on its own
       // surface, so its cut-out silhouette would read as marks there: they
       // are judged through the WebPs, which keep the alpha.
+      //
+      // A JPEG pair that shows the same pictures as the WebP pair (the
+      // same pixels but for coding error: `CodedAlike`) takes the WebP
+      // pair's judgement; any other is judged on its own.
       let transparent = pictures["url"]?.hasTransparency ?? false
+      var webpProblems: [String]? = nil
       for (lightKey, darkKey) in [("url", "dark_url"), ("jpeg_url", "dark_jpeg_url")] {
         guard let light = pictures[lightKey], let dark = pictures[darkKey] else { continue }
         if lightKey == "jpeg_url" && transparent { continue }
-        for problem in DarkVariantCheck(surfaces: surfaces).problems(light: light, dark: dark) {
+        let problems: [String]
+        if lightKey == "jpeg_url", let judged = webpProblems, let webpLight = pictures["url"],
+           let webpDark = pictures["dark_url"], CodedAlike.same(light, webpLight), CodedAlike.same(dark, webpDark) {
+          problems = judged
+        } else {
+          problems = DarkVariantCheck(surfaces: surfaces).problems(light: light, dark: dark)
+        }
+        if lightKey == "url" { webpProblems = problems }
+        for problem in problems {
           fail(assets.files.first { $0.key == darkKey }?.path ?? "banners.json", "\(darkKey): \(problem)")
         }
       }

@@ -416,6 +416,14 @@ struct DarkVariantLegibilityTests {
                          "-c:v", "libwebp", "-lossless", "1"], to: illegible)
     try FileManager.default.removeItem(at: try path("sale", "dark_url"))
     try FileManager.default.copyItem(at: illegible, to: try path("sale", "dark_url"))
+    // Only the JPEG twin made illegible (its WebP is fine): the JPEG pair
+    // no longer shows the WebP pair's pictures, so it is judged itself.
+    let illegibleJPEG = b.fixture.dir.appendingPathComponent("illegible.jpg")
+    try Oracle.generate(["-i", try path("lineart", "jpeg_url").path,
+                         "-vf", "lutrgb=r='if(gt(val,200),28,val)':g='if(gt(val,200),28,val)':b='if(gt(val,200),30,val)'",
+                         "-q:v", "2"], to: illegibleJPEG)
+    try FileManager.default.removeItem(at: try path("lineart", "dark_jpeg_url"))
+    try FileManager.default.copyItem(at: illegibleJPEG, to: try path("lineart", "dark_jpeg_url"))
     // Glaring: the light UI card copied as its own dark variant.
     try FileManager.default.removeItem(at: try path("card", "dark_url"))
     try FileManager.default.copyItem(at: try path("card", "url"), to: try path("card", "dark_url"))
@@ -424,6 +432,7 @@ struct DarkVariantLegibilityTests {
     #expect(verify.status != 0)
     #expect(text.contains("sale") && text.contains("illegible"), "\(text)")
     #expect(text.contains("card") && text.contains("glares"), "\(text)")
+    #expect(text.contains("lineart") && text.contains("dark_jpeg_url: text or line art is illegible"), "\(text)")
     // The untouched bundle verifies.
     let clean = try MarqueeCLI.run(["verify", b.bundle.path])
     #expect(clean.status == 0, "\(clean.stdoutText)\(clean.stderr)")
