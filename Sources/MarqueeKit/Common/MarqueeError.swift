@@ -52,7 +52,8 @@ public struct MarqueeError: Error, CustomStringConvertible, Sendable, Equatable 
     /// well before its declared duration (`SourceHealth`); the job's
     /// `allow_damaged_sources` builds it anyway.
     public static let damagedSource = Code(.damagedSource)
-    /// No cover can be made: every frame, the pinned one or the poster is black.
+    /// No cover or dark picture can be made: every frame, the pinned one, the
+    /// poster or the designer's dark picture is black.
     public static let noCover = Code(.noCover)
     /// An encoder, resizer or muxer failed on good input.
     public static let encodeFailed = Code(.encodeFailed)

@@ -78,7 +78,8 @@ extension ImageRenderer {
     // applied to its every frame; narrower rungs resize those dark frames.
     var chosen: DarkVariant?
     var widestDarkFrames: [RGBAImage]?
-    let prepared = prepare(dark, lightWidth: header.width, lightHeight: header.height, warnings: &warnings)
+    let prepared = try prepare(dark, lightWidth: header.width, lightHeight: header.height,
+                               widest: sizes.map(\.width).max() ?? header.width, warnings: &warnings)
     if case .designer(let picture) = dark {
       warnings.append("dark picture \(picture.text) is a still: dark mode shows it still, not the \(canvases.count)-frame animation")
     }

@@ -104,7 +104,7 @@ public struct ImageRenderer: Sendable {
       throw MarqueeError.decoding(error, file: file)
     }
     var warnings = picture.warnings
-    let prepared = prepare(dark, lightWidth: header.width, lightHeight: header.height, warnings: &warnings)
+    let prepared = try prepare(dark, lightWidth: header.width, lightHeight: header.height, widest: widest, warnings: &warnings)
     var files: [(String, Data)] = []
     var renditions: [RenderedImageSet.Rendition] = []
     // The dark variant is made and judged on the widest rung (the
@@ -195,23 +195,44 @@ public struct ImageRenderer: Sendable {
   }
 
   /// `dark` ready for the rungs of a light picture of `lightWidth ×
-  /// lightHeight` (upright): the designer's picture matched to its aspect
-  /// ratio (`DesignerDarkPicture.matchingAspect`); its decoding, crop and
+  /// lightHeight` (upright) whose widest rung is `widest` px wide: the
+  /// designer's picture matched to its aspect ratio
+  /// (`DesignerDarkPicture.matchingAspect`); its decoding, crop, upscale and
   /// glare warnings added to `warnings`.
-  func prepare(_ dark: DarkSource, lightWidth: Int, lightHeight: Int, warnings: inout [String]) -> PreparedDark {
+  ///
+  /// - Throws: `MarqueeError.noCover` (`file` the picture's path as
+  ///   written) when the designer's picture is black (`PictureLook.isBlack`,
+  ///   the rule covers are held to): nothing in it can be shown.
+  func prepare(_ dark: DarkSource, lightWidth: Int, lightHeight: Int, widest: Int,
+               warnings: inout [String]) throws(MarqueeError) -> PreparedDark {
     switch dark {
     case .generated: return .generated
     case .same: return .same
     case .designer(let designer):
       let matched = designer.matchingAspect(ofWidth: lightWidth, height: lightHeight)
+      let statistics = PictureStatistics(image: matched.picture)
+      if PictureLook.isBlack(statistics) {
+        throw MarqueeError.noCover(
+          "the designer's dark picture (dark.image) is black: \(PictureLook.describeBlack(statistics)); nothing in it can be shown, so supply one with something lit in it",
+          source: designer.text)
+      }
       warnings += designer.warnings
       if let warning = matched.warning { warnings.append(warning) }
+      let upscale = Double(widest) / Double(max(1, matched.picture.width))
+      if upscale > Self.designerUpscaleWarning {
+        warnings.append(String(format: "dark picture %@ is %dx%d: scaled up %.1fx to the widest width (%d px), it will look blurred; supply one at least %d px wide",
+                               designer.text, matched.picture.width, matched.picture.height, upscale, widest, widest))
+      }
       if let glare = DesignerDarkPicture.glareWarning(matched.picture, on: options.darkSurface) {
         warnings.append("dark picture \(designer.text) \(glare)")
       }
       return .designer(matched.picture)
     }
   }
+
+  /// A designer's dark picture scaled up by more than this to the widest
+  /// width gets a warning (it is used all the same).
+  static let designerUpscaleWarning = 1.5
 
   /// The matched designer picture scaled to one rung's size (Lanczos).
   func scaled(_ picture: RGBAImage, width: Int, height: Int, file: String) throws(MarqueeError) -> RGBAImage {

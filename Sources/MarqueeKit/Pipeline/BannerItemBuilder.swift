@@ -87,7 +87,10 @@ extension ItemFailure {
   static func classify(_ error: Error, spec: BannerSpec) -> ItemFailure {
     switch error {
     case let e as MarqueeError where e.code == .noCover:
-      return ItemFailure(id: spec.id, source: e.file ?? spec.sourceText, reason: e.message, stage: .cover)
+      // A video's cover; an image's designer dark picture is made with its
+      // outputs.
+      return ItemFailure(id: spec.id, source: e.file ?? spec.sourceText, reason: e.message,
+                         stage: spec.kind == .video ? .cover : .encode)
     case let e as MarqueeError where e.code == .damagedSource:
       return ItemFailure(id: spec.id, source: spec.sourceText, reason: e.message, stage: .decode)
     case let e as MarqueeError where e.field != nil && e.file != nil:
