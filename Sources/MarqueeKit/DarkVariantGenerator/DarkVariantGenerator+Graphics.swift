@@ -51,6 +51,18 @@ extension DarkVariantGenerator {
     /// red letters in a JPEG halo. Below it, the part is mostly near the
     /// ground colour (an off-white product) and measured whole.
     static let minCoreShare = 0.35
+    /// A flat dark neutral part filling at least this share of its bounding
+    /// box, with at least ``minLabelPixels`` of enclosed ground (a label),
+    /// that fills ``darkPanelOutline`` of the box with its label, is a dark
+    /// panel and kept: a black ribbon with white text. Heavy
+    /// letters fill 0.35–0.6 of their boxes; a rule line encloses nothing.
+    static let darkPanelFill = 0.75
+    /// See ``darkPanelFill``.
+    static let minLabelPixels = 100
+    /// …and which, with its label, fills this share of its bounding box: a
+    /// ribbon, a badge, a pill button (a pill 300x80 fills 0.94); a bold
+    /// B with its counters filled about 0.9.
+    static let darkPanelOutline = 0.93
     /// A pixel is in a smooth interior when its four neighbours' luma is
     /// within this many levels of its own.
     static let smoothStep = 12
@@ -236,6 +248,7 @@ extension DarkVariantGenerator {
       }
       // Products.
       let groundL = inversion.groundL
+      var keptDarkPanel = false
       for start in 0..<(w * h) where !isGround[start] && !visited[start] {
         collect(start) { !isGround[$0] }
         guard members.count >= GraphicsTuning.minPhotoPixels else { continue }
@@ -279,6 +292,24 @@ extension DarkVariantGenerator {
             && levels < GraphicsTuning.shadedLevels
           isSolidShape = !isLightPanel && !isFlatInk
         }
+        // A dark panel with a light label (a black ribbon or badge with
+        // white text) is dark mode already: kept, its label with it (the
+        // ground it encloses), not turned into a light slab.
+        if !isPhotograph && !isSolidShape && fill >= GraphicsTuning.darkPanelFill {
+          let colour = OKLab(r: ink.r, g: ink.g, b: ink.b)
+          if colour.chroma < GraphicsTuning.neutralChroma && colour.l < GraphicsTuning.inkLightnessBelow {
+            var label = 0
+            for y in minY...maxY {
+              for x in minX...maxX where isGround[y * w + x] && mask[y * w + x] != MaskState.backdrop { label += 1 }
+            }
+            // With its label it is a (rounded) rectangle: a bold B with its
+            // counters filled is not.
+            let box = Double((maxX - minX + 1) * (maxY - minY + 1))
+            isSolidShape = label >= GraphicsTuning.minLabelPixels
+              && Double(members.count + label) >= GraphicsTuning.darkPanelOutline * box
+            if isSolidShape { keptDarkPanel = true }
+          }
+        }
         guard isPhotograph || isSolidShape else {
           // Graphics, inverted; a photograph placed on it (a thumbnail in a
           // card) is kept all the same.
@@ -299,6 +330,21 @@ extension DarkVariantGenerator {
             || (idx >= w && keep[idx - w]) || (idx + w < w * h && keep[idx + w])
         }
         if touchesProduct { for idx in members { keep[idx] = true } }
+      }
+      // The counters of a dark panel's label (dark parts enclosed by its
+      // kept letters: the insides of A, R, 0, %) stay with it.
+      if keptDarkPanel {
+        for idx in 0..<(w * h) where !isGround[idx] && !keep[idx] { visited[idx] = false }
+        for start in 0..<(w * h) where !isGround[start] && !keep[start] && !visited[start] {
+          collect(start) { !isGround[$0] && !keep[$0] }
+          var enclosed = true
+          for idx in members where enclosed {
+            let x = idx % w
+            guard x > 0, x < w - 1, idx >= w, idx + w < w * h else { enclosed = false; break }
+            for n in [idx - 1, idx + 1, idx - w, idx + w] where isGround[n] && !keep[n] { enclosed = false }
+          }
+          if enclosed { for idx in members { keep[idx] = true } }
+        }
       }
       kept.pixels.withUnsafeBufferPointer { k in
         products.pixels.withUnsafeBufferPointer { d in

@@ -180,6 +180,14 @@ struct DarkVariantLegibilityTests {
                       TextLayer(text: "New season", size: 72, colour: "0x111111", x: 640, y: 200),
                       TextLayer(text: "Shop now", size: 44, colour: "0xE53935", x: 640, y: 330),
                     ]),
+    // A black ribbon and a black badge with white labels, a rule line,
+    // and heavy letters with counters (a bold B and 8).
+    GeneratedBanner(id: "ribbon", ground: "color=white:s=1170x658,drawbox=x=0:y=300:w=1170:h=140:color=0x111111:t=fill,drawbox=x=60:y=500:w=140:h=80:color=black:t=fill,drawbox=x=300:y=540:w=800:h=3:color=black:t=fill",
+                    layers: [
+                      TextLayer(text: "B8 Winter", size: 110, colour: "0x111111", x: 60, y: 90),
+                      TextLayer(text: "NEW ARRIVALS 30% OFF", size: 70, colour: "white", x: 60, y: 335),
+                      TextLayer(text: "NEW", size: 40, colour: "white", x: 85, y: 522),
+                    ]),
     // A price card saved as a low-quality JPEG: ringing and chroma
     // bleeding around red letters.
     GeneratedBanner(id: "pricejpeg", ground: "color=white:s=1170x658", layers: [
@@ -348,6 +356,32 @@ struct DarkVariantLegibilityTests {
       let line = b.log.split(separator: "\n").first { $0.contains(" \(id): encode finished") } ?? ""
       #expect(line.hasSuffix("dark: photograph, graphics inverted, product dimmed"), "\(line)")
     }
+  }
+
+  @Test("a black ribbon and badge with white labels stay dark with their labels light; a rule line turns light")
+  func darkPanelsStayDark() throws {
+    let b = try Self.built.get()
+    let light = try b.picture("ribbon", "url"), dark = try b.picture("ribbon", "dark_url")
+    let k = Double(light.width) / 1170
+    func luma(_ image: RGBAImage, _ o: Int) -> Double {
+      0.2126 * Double(image.pixels[o * 4]) + 0.7152 * Double(image.pixels[o * 4 + 1]) + 0.0722 * Double(image.pixels[o * 4 + 2])
+    }
+    // Inside the ribbon and the badge: what was dark (the panel and its
+    // letters' counters) stays dark.
+    var darkPixels = 0, stayedDark = 0
+    for (x0, y0, bw, bh) in [(0, 305, 1170, 130), (65, 505, 130, 70)] {
+      for y in Int(Double(y0) * k)..<Int(Double(y0 + bh) * k) {
+        for x in Int(Double(x0) * k)..<min(light.width, Int(Double(x0 + bw) * k)) where luma(light, y * light.width + x) < 40 {
+          darkPixels += 1
+          if luma(dark, y * light.width + x) < 60 { stayedDark += 1 }
+        }
+      }
+    }
+    #expect(darkPixels > 0 && Double(stayedDark) >= 0.97 * Double(darkPixels),
+            "\(darkPixels - stayedDark) of \(darkPixels) dark panel pixels turned light")
+    // The rule line (black on white) turns light on the dark surface.
+    let lineY = Int(541 * k), lineX = Int(700 * k)
+    #expect(luma(dark, lineY * light.width + lineX) > 150, "the rule line is \(luma(dark, lineY * light.width + lineX))")
   }
 
   @Test("a low-quality JPEG's red price gets no white halo in the dark variant")
