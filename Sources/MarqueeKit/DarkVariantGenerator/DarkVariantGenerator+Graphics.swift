@@ -51,6 +51,10 @@ extension DarkVariantGenerator {
     /// red letters in a JPEG halo. Below it, the part is mostly near the
     /// ground colour (an off-white product) and measured whole.
     static let minCoreShare = 0.35
+    /// OKLab chroma from which a light ground is tinted (a pastel pink
+    /// `#FADADD` about 0.04, a mint `#DFF5E8` 0.03; a grey-blue page
+    /// `#F2F2F7` 0.005): its hue is kept on the surface.
+    static let tintedGroundChroma = 0.02
     /// A flat dark neutral part filling at least this share of its bounding
     /// box, with at least ``minLabelPixels`` of enclosed ground (a label),
     /// that fills ``darkPanelOutline`` of the box with its label, is a dark
@@ -346,9 +350,13 @@ extension DarkVariantGenerator {
           if enclosed { for idx in members { keep[idx] = true } }
         }
       }
+      // A tinted ground (a pastel pink, a mint) keeps its hue on the
+      // surface through the inversion, backdrop included; a neutral one's
+      // backdrop takes the ground-recoloured pixels.
+      let tinted = OKLab(r: ground.r, g: ground.g, b: ground.b).chroma >= GraphicsTuning.tintedGroundChroma
       kept.pixels.withUnsafeBufferPointer { k in
         products.pixels.withUnsafeBufferPointer { d in
-          for idx in 0..<(w * h) where keep[idx] || mask[idx] == MaskState.backdrop {
+          for idx in 0..<(w * h) where keep[idx] || (mask[idx] == MaskState.backdrop && !tinted) {
             let i = idx * 4
             let source = keep[idx] ? d : k
             output[i] = source[i]

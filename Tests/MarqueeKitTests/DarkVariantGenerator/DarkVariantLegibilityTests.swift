@@ -188,6 +188,10 @@ struct DarkVariantLegibilityTests {
                       TextLayer(text: "NEW ARRIVALS 30% OFF", size: 70, colour: "white", x: 60, y: 335),
                       TextLayer(text: "NEW", size: 40, colour: "white", x: 85, y: 522),
                     ]),
+    // A pastel brand ground.
+    GeneratedBanner(id: "pastel", ground: "color=0xFADADD:s=1170x658", layers: [
+      TextLayer(text: "Spring pastels", size: 90, colour: "0x3A2A2E", x: 60, y: 120),
+    ]),
     // A price card saved as a low-quality JPEG: ringing and chroma
     // bleeding around red letters.
     GeneratedBanner(id: "pricejpeg", ground: "color=white:s=1170x658", layers: [
@@ -382,6 +386,17 @@ struct DarkVariantLegibilityTests {
     // The rule line (black on white) turns light on the dark surface.
     let lineY = Int(541 * k), lineX = Int(700 * k)
     #expect(luma(dark, lineY * light.width + lineX) > 150, "the rule line is \(luma(dark, lineY * light.width + lineX))")
+  }
+
+  @Test("a pastel ground keeps its hue, dark")
+  func pastelGroundKeepsItsHue() throws {
+    let b = try Self.built.get()
+    let dark = try b.picture("pastel", "dark_url")
+    // A corner of the ground: pink (red over green and blue), and dark.
+    let i = (10 * dark.width + 10) * 4
+    let (r, g, bl) = (Int(dark.pixels[i]), Int(dark.pixels[i + 1]), Int(dark.pixels[i + 2]))
+    #expect(r >= g + 10 && r >= bl + 5, "the pink ground became \(r), \(g), \(bl)")
+    #expect(0.2126 * Double(r) + 0.7152 * Double(g) + 0.0722 * Double(bl) < 50, "the ground is not dark: \(r), \(g), \(bl)")
   }
 
   @Test("a low-quality JPEG's red price gets no white halo in the dark variant")
