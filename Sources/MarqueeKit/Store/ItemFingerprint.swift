@@ -26,7 +26,9 @@ public struct ItemFingerprint: Sendable, Equatable {
   /// 12 fps keep their rate, a GIF's pixel-aspect byte is ignored, and a
   /// damaged picture is never a cover; and dark variants judged as a viewer
   /// sees them (legible, no glare), graphics inverted.
-  public static let outputFormatVersion = 6
+  /// 7: dark variants of mixed pictures (a photo with a light panel), JPEG
+  /// halos, dark panels with labels and tinted grounds.
+  public static let outputFormatVersion = 7
 
   /// Marquee's version (`marquee --version`).
   public static let marqueeVersion = "0.2.0"
