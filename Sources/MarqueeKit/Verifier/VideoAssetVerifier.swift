@@ -335,7 +335,7 @@ struct VideoAssetVerifier {
     }
     fileCount += 1
     do {
-      let boxes = try MP4Boxes.topLevel(files.url(path))
+      let boxes = try ISOBMFF.topLevelBoxes(of: files.open(path)).map(\.type)
       guard let moov = boxes.firstIndex(of: "moov") else {
         fail(path, "no moov box")
         return nil
@@ -344,7 +344,7 @@ struct VideoAssetVerifier {
         fail(path, "no mdat box")
         return nil
       }
-      if moov > mdat { fail(path, "moov comes after mdat: not fast start (boxes: \(boxes.joined(separator: ", ")))") }
+      if moov > mdat { fail(path, "moov comes after mdat: not fast start (boxes: \(boxes.map(\.description).joined(separator: ", ")))") }
     } catch {
       fail(path, "MP4 structure is broken: \(error)")
       return nil
