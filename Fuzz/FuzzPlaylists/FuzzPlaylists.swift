@@ -12,7 +12,7 @@ public func testOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
   guard let data else { return 0 }
   let bytes = Data(bytes: data, count: size)
   let text = String(decoding: bytes, as: UTF8.self)
-  let master = MasterPlaylistText(text: text)
+  let master = MasterPlaylist(text: text)
   for variant in master.variants {
     _ = variant.resolution
     if let path = RelativePath.resolve(variant.uri, against: "videos/a/master.m3u8") {

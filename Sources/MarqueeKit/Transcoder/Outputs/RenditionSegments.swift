@@ -48,6 +48,15 @@ extension MeasuredBandwidth {
   }
 }
 
+extension IFramePlaylistWriter {
+  /// The I-frame playlist of a rendition: one entry per segment, its
+  /// opening IDR picture (`SegmentEvent.idrEnd`).
+  func render(rendition r: RenditionSegments) -> (text: String, bandwidth: MeasuredBandwidth) {
+    render(mapURI: r.mapURI, targetDuration: r.targetDuration,
+           frames: r.segments.map { .init(uri: $0.uri, duration: $0.duration, end: $0.idrEnd) })
+  }
+}
+
 /// Learns what one rendition's `hls` muxer writes, file by file, on the
 /// rendition's worker thread (the `MuxerFiles` handler of its muxer):
 /// - the media playlist: its `#EXTINF` durations and URIs (the muxer
