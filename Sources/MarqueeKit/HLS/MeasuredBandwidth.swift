@@ -10,12 +10,9 @@ public struct MeasuredBandwidth: Sendable, Equatable {
   public var peak: Int
   /// Total bits / total duration, bits per second.
   public var average: Int
+}
 
-  public init(peak: Int, average: Int) {
-    self.peak = peak
-    self.average = average
-  }
-
+extension MeasuredBandwidth {
   /// Measures from segment sizes in bits and durations in seconds, in
   /// playlist order; `targetDuration` in seconds (`#EXT-X-TARGETDURATION`;
   /// nil: the longest segment, rounded up).
