@@ -69,7 +69,7 @@ public struct VideoBannerBuilder: Sendable {
     let limits = settings.inputLimits
     var request = TranscodeRequest(
       source: spec.source, outputDirectory: dir, segmentDuration: settings.segmentDuration,
-      ladder: settings.renditions, maxHeight: settings.maxHeight, limits: limits, coverPolicy: spec.cover,
+      ladder: settings.renditions, maxHeight: settings.maxHeight, limits: limits,
       encoderThreads: encoderThreads, mp4Height: settings.mp4Height, budget: budget, progress: progress,
       crf: settings.videoCRF, pictureSink: coverSink)
     request.measuresTopQuality = settings.videoTargetSSIM > 0
