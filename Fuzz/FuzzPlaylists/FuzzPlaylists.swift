@@ -4,13 +4,15 @@ import Foundation
 
 /// HLS text and segment bytes as `verify` reads them: master playlist
 /// attributes, media and I-frame playlists, relative URIs (which must never
-/// leave the bundle) and the fragmented-MP4 box walk.
+/// leave the bundle), and the ISO BMFF box walk (every box inside its
+/// parent, no deeper than the reader's limit) with the fragmented-MP4
+/// sample search.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func testOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
   guard let data else { return 0 }
   let bytes = Data(bytes: data, count: size)
   let text = String(decoding: bytes, as: UTF8.self)
-  let master = MasterPlaylistText(text: text)
+  let master = MasterPlaylist(text: text)
   for variant in master.variants {
     _ = variant.resolution
     if let path = RelativePath.resolve(variant.uri, against: "videos/a/master.m3u8") {
@@ -25,7 +27,17 @@ public func testOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
       precondition(!path.split(separator: "/").contains(".."), "\(segment.uri) resolved to \(path)")
     }
   }
-  if let end = FragmentedMP4.firstSampleEnd(in: bytes, trackID: 1) {
+  let file = ISOBMFF.BoxReader([UInt8](bytes))
+  func walk(_ boxes: [ISOBMFF.Box], in parent: Range<Int>) {
+    for box in boxes {
+      precondition(box.range.lowerBound >= parent.lowerBound && box.range.upperBound <= parent.upperBound,
+                   "box \(box.type) at \(box.range) outside \(parent)")
+      precondition(box.depth <= ISOBMFF.BoxReader.maximumDepth)
+      walk(file.children(of: box), in: box.payload)
+    }
+  }
+  walk(file.topLevelBoxes, in: 0..<bytes.count)
+  if let end = file.firstSampleEnd(ofTrack: 1) {
     precondition(end > 0 && end <= bytes.count, "sample end \(end) of \(bytes.count) bytes")
   }
   return 0

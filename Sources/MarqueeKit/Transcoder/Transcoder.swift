@@ -12,7 +12,6 @@ public struct TranscodeRequest: Sendable {
   /// Cap on the renditions' short side in pixels.
   public var maxHeight: Int
   public var limits: InputLimits
-  public var coverPolicy: CoverPolicy
   /// x264 threads per rendition (0 = libx264's choice).
   public var encoderThreads: Int
   /// Short side of the rendition muxed to MP4; nil = nearest 720.
@@ -58,7 +57,7 @@ public struct TranscodeRequest: Sendable {
   public static let startupSegmentDuration = 1.0
 
   public init(source: URL, outputDirectory: URL, segmentDuration: Double, ladder: [RenditionRequest] = RenditionRequest.defaultLadder,
-              maxHeight: Int, limits: InputLimits, coverPolicy: CoverPolicy, encoderThreads: Int = 0,
+              maxHeight: Int, limits: InputLimits, encoderThreads: Int = 0,
               mp4Height: Int? = nil, budget: CPUBudget = .unlimited, progress: (@Sendable (TranscodeProgress) -> Void)? = nil,
               crf: Double = JobSettings.default.videoCRF,
               firstSegmentDuration: Double? = TranscodeRequest.startupSegmentDuration,
@@ -74,7 +73,6 @@ public struct TranscodeRequest: Sendable {
     self.ladder = ladder
     self.maxHeight = maxHeight
     self.limits = limits
-    self.coverPolicy = coverPolicy
     self.encoderThreads = encoderThreads
     self.mp4Height = mp4Height
   }

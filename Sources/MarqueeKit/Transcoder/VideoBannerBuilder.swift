@@ -69,7 +69,7 @@ public struct VideoBannerBuilder: Sendable {
     let limits = settings.inputLimits
     var request = TranscodeRequest(
       source: spec.source, outputDirectory: dir, segmentDuration: settings.segmentDuration,
-      ladder: settings.renditions, maxHeight: settings.maxHeight, limits: limits, coverPolicy: spec.cover,
+      ladder: settings.renditions, maxHeight: settings.maxHeight, limits: limits,
       encoderThreads: encoderThreads, mp4Height: settings.mp4Height, budget: budget, progress: progress,
       crf: settings.videoCRF, pictureSink: coverSink)
     request.measuresTopQuality = settings.videoTargetSSIM > 0
@@ -87,21 +87,18 @@ public struct VideoBannerBuilder: Sendable {
 
     // Master and I-frame playlists from the segments the muxers wrote.
     var variants: [MasterPlaylistWriter.Variant] = []
-    var iFrames: [MasterPlaylistWriter.IFrameVariant] = []
     for r in result.renditions {
-      variants.append(.init(uri: r.playlistPath, bandwidth: MeasuredBandwidth(rendition: r.segments),
-                            codecs: r.codecs, width: r.plan.width, height: r.plan.height,
-                            frameRate: result.plan.frameRate.doubleValue))
       // I-frame playlist beside the media playlist (spec §6.1).
       let iframe = IFramePlaylistWriter().render(rendition: r.segments)
       let iframeName = "\(r.plan.name)/iframes.m3u8"
       try Data(iframe.text.utf8).write(to: dir.appendingPathComponent(iframeName), options: .atomic)
-      let videoCodec = r.codecs.split(separator: ",").first.map(String.init) ?? r.codecs
-      iFrames.append(.init(uri: iframeName, bandwidth: iframe.bandwidth, codecs: videoCodec,
-                           width: r.plan.width, height: r.plan.height))
+      variants.append(.init(uri: r.playlistPath, bandwidth: MeasuredBandwidth(rendition: r.segments),
+                            codecs: r.codecs, width: r.plan.width, height: r.plan.height,
+                            frameRate: result.plan.frameRate.doubleValue,
+                            iFrames: .init(uri: iframeName, bandwidth: iframe.bandwidth)))
     }
     let start = MasterPlaylistWriter.startVariant(variants)
-    let master = MasterPlaylistWriter().render(variants, defaultIndex: start, iFrames: iFrames)
+    let master = MasterPlaylistWriter().render(variants, defaultIndex: start)
     try Data(master.utf8).write(to: dir.appendingPathComponent("master.m3u8"), options: .atomic)
 
     let top = result.renditions[0].plan

@@ -1,41 +1,5 @@
 import Foundation
 
-// MARK: - MP4 box layout
-
-/// The top-level boxes of an ISO BMFF file, read from their headers only.
-enum MP4Boxes {
-  /// Box types in file order (`ftyp`, `moov`, `mdat`, …).
-  ///
-  /// - Throws: a file-system error, or `MarqueeError` (`corruptSource`) when a box header is
-  ///   cut short or its size runs past the end of the file.
-  static func topLevel(_ url: URL) throws -> [String] {
-    let handle = try FileHandle(forReadingFrom: url)
-    defer { try? handle.close() }
-    let fileSize = try handle.seekToEnd()
-    var offset: UInt64 = 0
-    var types: [String] = []
-    while offset + 8 <= fileSize {
-      try handle.seek(toOffset: offset)
-      guard let header = try handle.read(upToCount: 16), header.count >= 8 else { break }
-      let bytes = [UInt8](header)
-      var size = UInt64(bytes[0]) << 24 | UInt64(bytes[1]) << 16 | UInt64(bytes[2]) << 8 | UInt64(bytes[3])
-      let type = String(decoding: bytes[4..<8].map { $0 >= 0x20 && $0 < 0x7F ? $0 : UInt8(ascii: "?") }, as: UTF8.self)
-      if size == 1 {
-        guard bytes.count >= 16 else { throw MarqueeError.probe("box '\(type)' at byte \(offset) is cut short") }
-        size = bytes[8..<16].reduce(0) { $0 << 8 | UInt64($1) }
-      } else if size == 0 {
-        size = fileSize - offset
-      }
-      guard size >= 8, offset + size <= fileSize else {
-        throw MarqueeError.probe("box '\(type)' at byte \(offset) claims \(size) bytes, past the end of the file (\(fileSize) bytes)")
-      }
-      types.append(type)
-      offset += size
-    }
-    return types
-  }
-}
-
 // MARK: - Streams
 
 /// What a decoder saw at the start of a file or segment.

@@ -104,16 +104,24 @@ struct VideoAssetVerifier {
 
   // MARK: - HLS
 
-  /// Checks the master playlist and every media playlist and segment.
-  /// Returns the largest variant's resolution.
-  private mutating func checkHLS(master: String) -> (Int, Int)? {
-    guard let text = files.text(master) else {
-      fail(master, "master playlist is missing or unreadable")
+  /// Reads a playlist of the bundle (`kind` names it in messages), counts
+  /// it, and checks that `#EXTM3U` is its first line; nil when it is
+  /// missing or unreadable.
+  private mutating func readPlaylist(_ path: String, kind: String) -> PlaylistReader? {
+    guard let text = files.text(path) else {
+      fail(path, "\(kind) is missing or unreadable")
       return nil
     }
     fileCount += 1
-    let playlist = MasterPlaylistText(text: text)
-    if !playlist.startsWithHeader { fail(master, "master playlist does not start with #EXTM3U") }
+    let reader = PlaylistReader(text: text)
+    if !reader.startsWithHeader { fail(path, "\(kind) does not start with #EXTM3U") }
+    return reader
+  }
+
+  /// Checks the master playlist and every media playlist and segment.
+  /// Returns the largest variant's resolution.
+  private mutating func checkHLS(master: String) -> (Int, Int)? {
+    guard let playlist = readPlaylist(master, kind: "master playlist")?.masterPlaylist() else { return nil }
     if !playlist.hasIndependentSegments { fail(master, "master playlist lacks #EXT-X-INDEPENDENT-SEGMENTS") }
     if playlist.danglingStreamInfs > 0 { fail(master, "#EXT-X-STREAM-INF without a playlist URI after it") }
     guard !playlist.variants.isEmpty else {
@@ -179,8 +187,9 @@ struct VideoAssetVerifier {
 
   /// An I-frame playlist (Apple HLS authoring spec §6.15): declared with
   /// its bandwidth, codecs and resolution; VOD, I-frames only, ended; every
-  /// byte range inside its segment file.
-  private mutating func checkIFramePlaylist(_ attributes: [String: String], master: String) {
+  /// byte range inside its segment file (a range without an offset starts
+  /// where the previous one of the same file ended, RFC 8216 §4.3.2.2).
+  private mutating func checkIFramePlaylist(_ attributes: AttributeList, master: String) {
     let name = attributes["URI"] ?? "(no URI)"
     for key in ["BANDWIDTH", "CODECS", "RESOLUTION", "URI"] where attributes[key] == nil {
       fail(master, "I-frame variant \(name) lacks \(key)")
@@ -190,31 +199,29 @@ struct VideoAssetVerifier {
       fail(master, "I-frame playlist URI \(uri) does not stay inside the bundle")
       return
     }
-    guard let text = files.text(path) else {
-      fail(path, "I-frame playlist is missing or unreadable")
-      return
-    }
-    fileCount += 1
-    let playlist = MediaPlaylist(text: text)
-    if !text.contains("#EXT-X-I-FRAMES-ONLY") { fail(path, "I-frame playlist lacks #EXT-X-I-FRAMES-ONLY") }
+    guard let playlist = readPlaylist(path, kind: "I-frame playlist")?.mediaPlaylist() else { return }
+    if !playlist.isIFramesOnly { fail(path, "I-frame playlist lacks #EXT-X-I-FRAMES-ONLY") }
     if !playlist.isVOD || !playlist.hasEndList { fail(path, "I-frame playlist is not VOD with #EXT-X-ENDLIST") }
     if playlist.segments.isEmpty { fail(path, "I-frame playlist lists no frame") }
-    var range: (length: Int64, offset: Int64)? = nil
-    for raw in text.split(whereSeparator: \.isNewline) {
-      let line = raw.trimmingCharacters(in: .whitespaces)
-      if line.hasPrefix("#EXT-X-BYTERANGE:") {
-        let parts = line.dropFirst("#EXT-X-BYTERANGE:".count).split(separator: "@")
-        if let length = Int64(parts.first ?? ""), let offset = parts.count > 1 ? Int64(parts[1]) : 0 { range = (length, offset) }
-      } else if !line.hasPrefix("#") && !line.isEmpty {
-        guard let segment = RelativePath.resolve(line, against: path), let size = files.size(segment) else {
-          fail(path, "I-frame \(line) names no file")
-          range = nil
-          continue
-        }
-        if let r = range, r.length <= 0 || r.offset + r.length > size {
-          fail(path, "byte range \(r.length)@\(r.offset) of \(line) lies outside its \(size) bytes")
-        }
-        range = nil
+    for uri in playlist.urisWithoutDuration { fail(path, "I-frame \(uri) has no #EXTINF before it") }
+    var previous: (uri: String, end: Int)? = nil
+    for frame in playlist.segments {
+      let follows = previous?.uri == frame.uri ? previous?.end : nil
+      previous = nil
+      guard let segment = RelativePath.resolve(frame.uri, against: path), let size = files.size(segment) else {
+        fail(path, "I-frame \(frame.uri) names no file")
+        continue
+      }
+      guard let range = frame.byteRange else { continue }
+      guard let offset = range.offset ?? follows else {
+        fail(path, "byte range \(range.length) of \(frame.uri) has no offset and follows no range of the same file")
+        continue
+      }
+      // Compared without adding, so hostile numbers cannot overflow.
+      if range.length <= 0 || Int64(offset) > size || Int64(range.length) > size - Int64(offset) {
+        fail(path, "byte range \(range.length)@\(offset) of \(frame.uri) lies outside its \(size) bytes")
+      } else {
+        previous = (frame.uri, offset + range.length)
       }
     }
   }
@@ -227,13 +234,8 @@ struct VideoAssetVerifier {
   private mutating func checkMediaPlaylist(
     _ path: String, resolution: (width: Int, height: Int)?, codecs: String?
   ) -> (starts: [Double], total: Double)? {
-    guard let text = files.text(path) else {
-      fail(path, "media playlist is missing or unreadable")
-      return nil
-    }
-    fileCount += 1
-    let playlist = MediaPlaylist(text: text)
-    if !text.hasPrefix("#EXTM3U") { fail(path, "media playlist does not start with #EXTM3U") }
+    guard let playlist = readPlaylist(path, kind: "media playlist")?.mediaPlaylist() else { return nil }
+    for uri in playlist.urisWithoutDuration { fail(path, "segment \(uri) has no #EXTINF before it") }
     if !playlist.isVOD { fail(path, "not a VOD playlist (#EXT-X-PLAYLIST-TYPE:VOD missing)") }
     if !playlist.hasEndList { fail(path, "no #EXT-X-ENDLIST: players would treat it as live") }
     guard let target = playlist.targetDuration else {
@@ -335,7 +337,7 @@ struct VideoAssetVerifier {
     }
     fileCount += 1
     do {
-      let boxes = try MP4Boxes.topLevel(files.url(path))
+      let boxes = try ISOBMFF.topLevelBoxes(of: files.open(path)).map(\.type)
       guard let moov = boxes.firstIndex(of: "moov") else {
         fail(path, "no moov box")
         return nil
@@ -344,7 +346,7 @@ struct VideoAssetVerifier {
         fail(path, "no mdat box")
         return nil
       }
-      if moov > mdat { fail(path, "moov comes after mdat: not fast start (boxes: \(boxes.joined(separator: ", ")))") }
+      if moov > mdat { fail(path, "moov comes after mdat: not fast start (boxes: \(boxes.map(\.description).joined(separator: ", ")))") }
     } catch {
       fail(path, "MP4 structure is broken: \(error)")
       return nil

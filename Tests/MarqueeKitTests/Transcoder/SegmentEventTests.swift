@@ -61,7 +61,7 @@ struct SegmentEventTests {
     MediaLog.set(.quiet)
     func request(into folder: URL) -> TranscodeRequest {
       TranscodeRequest(source: src, outputDirectory: folder, segmentDuration: 2, maxHeight: 360,
-                       limits: JobSettings.default.inputLimits, coverPolicy: .auto, encoderThreads: 1)
+                       limits: JobSettings.default.inputLimits, encoderThreads: 1)
     }
     // The renditions' folders, from a clean run.
     let names = try Transcoder().run(request(into: dir.appendingPathComponent("clean"))).renditions.map(\.plan.name)

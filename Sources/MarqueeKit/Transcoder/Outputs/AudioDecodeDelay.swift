@@ -60,139 +60,89 @@ enum AudioDecodeDelay {
   /// - Returns: the sound track's `track_ID`, or nil when there is no sound
   ///   track or it has no edit with a media time.
   static func delayEdits(_ d: inout [UInt8], name: String) throws -> UInt32? {
-    guard let moov = Box.children(d, 0..<d.count).first(where: { $0.type == "moov" }) else {
-      throw MarqueeError(.encodeFailed, "\(name): no moov box")
-    }
-    for trak in Box.children(d, moov.payload) where trak.type == "trak" {
-      guard let mdia = Box.child(d, trak, "mdia"), let hdlr = Box.child(d, mdia, "hdlr"),
-            Box.text(d, hdlr.payload.lowerBound + 8, within: hdlr.payload) == "soun" else { continue }
-      guard let tkhd = Box.child(d, trak, "tkhd"), let version = Box.u8(d, tkhd.payload),
-            let id = Box.u32(d, tkhd.payload.lowerBound + (version == 1 ? 20 : 12), within: tkhd.payload) else {
-        throw MarqueeError(.encodeFailed, "\(name): the sound track has no readable tkhd")
-      }
-      guard let edts = Box.child(d, trak, "edts"), let elst = Box.child(d, edts, "elst") else { return nil }
-      let p = elst.payload
-      guard let v = Box.u8(d, p), let count = Box.u32(d, p.lowerBound + 4, within: p) else {
-        throw MarqueeError(.encodeFailed, "\(name): the sound track's elst is truncated")
-      }
-      let entry = v == 1 ? 20 : 12
-      guard p.lowerBound + 8 + Int(count) * entry <= p.upperBound else {
-        throw MarqueeError(.encodeFailed, "\(name): the sound track's elst is truncated")
-      }
-      var moved = false
-      for k in 0..<Int(count) {
-        let at = p.lowerBound + 8 + k * entry + (v == 1 ? 8 : 4)
-        if v == 1 {
-          let time = Int64(bitPattern: Box.u64(d, at, within: p) ?? 0)
-          guard time >= 0 else { continue }  // an empty edit (−1) stays empty
-          guard time <= Int64.max - ticks else { throw MarqueeError(.encodeFailed, "\(name): the audio edit's media time overflows") }
-          Box.put64(&d, at, UInt64(time + ticks))
-        } else {
-          let time = Int64(Int32(bitPattern: Box.u32(d, at, within: p) ?? 0))
-          guard time >= 0 else { continue }
-          guard time + ticks <= Int64(Int32.max) else { throw MarqueeError(.encodeFailed, "\(name): the audio edit's media time overflows") }
-          Box.put32(&d, at, UInt32(time + ticks))
-        }
-        moved = true
-      }
-      return moved ? id : nil
-    }
-    return nil
+    // The reader's copy of the bytes is gone before they are written, so
+    // the writes do not copy the whole file.
+    guard let (track, writes) = try soundEdits(ISOBMFF.BoxReader(d), name: name) else { return nil }
+    for write in writes { write.field.write(write.value, into: &d) }
+    return track
   }
 
   /// Moves the decode times (`tfdt`) and the `sidx` earliest presentation
   /// times of track `trackID` later by `ticks`, in one media segment.
   static func delayFragments(_ d: inout [UInt8], trackID: UInt32, name: String) throws {
-    for box in Box.children(d, 0..<d.count) {
-      let p = box.payload
-      if box.type == "sidx", Box.u32(d, p.lowerBound + 4, within: p) == trackID {
-        guard let v = Box.u8(d, p) else { throw MarqueeError(.encodeFailed, "\(name): truncated sidx") }
-        try add(&d, at: p.lowerBound + 12, wide: v == 1, within: p, name: name, box: "sidx")
+    for write in try fragmentTimes(ISOBMFF.BoxReader(d), trackID: trackID, name: name) {
+      write.field.write(write.value, into: &d)
+    }
+  }
+
+  /// A field and the value it gets.
+  private typealias Write = (field: ISOBMFF.Field, value: UInt64)
+
+  /// The sound track's id and the new media times of its non-empty edits;
+  /// nil when there is no sound track or none of its edits has a media time.
+  private static func soundEdits(_ file: ISOBMFF.BoxReader, name: String) throws -> (UInt32, [Write])? {
+    guard let moov = file.topLevelBox("moov") else {
+      throw MarqueeError(.encodeFailed, "\(name): no moov box")
+    }
+    for trak in file.children(of: moov) where trak.type == "trak" {
+      guard let mdia = file.child("mdia", of: trak), let hdlr = file.child("hdlr", of: mdia),
+            file.fourCC(hdlr, at: 8) == "soun" else { continue }
+      guard let tkhd = file.child("tkhd", of: trak), let version = file.uint8(tkhd, at: 0),
+            let id = file.uint32(tkhd, at: version == 1 ? 20 : 12) else {
+        throw MarqueeError(.encodeFailed, "\(name): the sound track has no readable tkhd")
+      }
+      guard let edts = file.child("edts", of: trak), let elst = file.child("elst", of: edts) else { return nil }
+      let truncated = MarqueeError(.encodeFailed, "\(name): the sound track's elst is truncated")
+      guard let v = file.uint8(elst, at: 0), let count = file.uint32(elst, at: 4) else { throw truncated }
+      let entry = v == 1 ? 20 : 12
+      guard 8 + Int(count) * entry <= elst.payload.count else { throw truncated }
+      var writes: [Write] = []
+      for k in 0..<Int(count) {
+        // media_time follows segment_duration: 64-bit in version 1, else 32.
+        guard let field = file.field(elst, at: 8 + k * entry + (v == 1 ? 8 : 4), width: v == 1 ? 8 : 4) else {
+          throw truncated
+        }
+        let stored = file.value(of: field)
+        let time = v == 1 ? Int64(bitPattern: stored) : Int64(Int32(truncatingIfNeeded: stored))
+        guard time >= 0 else { continue }  // an empty edit (−1) stays empty
+        let limit = v == 1 ? Int64.max : Int64(Int32.max)
+        guard time <= limit - ticks else { throw MarqueeError(.encodeFailed, "\(name): the audio edit's media time overflows") }
+        writes.append((field, UInt64(time + ticks)))
+      }
+      return writes.isEmpty ? nil : (id, writes)
+    }
+    return nil
+  }
+
+  /// The new `sidx` earliest presentation times and `tfdt` decode times of
+  /// track `trackID` in one media segment.
+  private static func fragmentTimes(_ file: ISOBMFF.BoxReader, trackID: UInt32, name: String) throws -> [Write] {
+    var writes: [Write] = []
+    for box in file.topLevelBoxes {
+      if box.type == "sidx", file.uint32(box, at: 4) == trackID {
+        guard let v = file.uint8(box, at: 0) else { throw MarqueeError(.encodeFailed, "\(name): truncated sidx") }
+        writes.append(try delayed(file, box, at: 12, wide: v == 1, name: name))
       } else if box.type == "moof" {
-        for traf in Box.children(d, p) where traf.type == "traf" {
-          guard let tfhd = Box.child(d, traf, "tfhd"),
-                Box.u32(d, tfhd.payload.lowerBound + 4, within: tfhd.payload) == trackID else { continue }
-          guard let tfdt = Box.child(d, traf, "tfdt"), let v = Box.u8(d, tfdt.payload) else {
+        for traf in file.children(of: box) where traf.type == "traf" {
+          guard let tfhd = file.child("tfhd", of: traf), file.uint32(tfhd, at: 4) == trackID else { continue }
+          guard let tfdt = file.child("tfdt", of: traf), let v = file.uint8(tfdt, at: 0) else {
             throw MarqueeError(.encodeFailed, "\(name): a fragment of the sound track has no tfdt")
           }
-          try add(&d, at: tfdt.payload.lowerBound + 4, wide: v == 1, within: tfdt.payload, name: name, box: "tfdt")
+          writes.append(try delayed(file, tfdt, at: 4, wide: v == 1, name: name))
         }
       }
     }
+    return writes
   }
 
-  /// Adds `ticks` to the unsigned 32- or 64-bit (`wide`) field at `at`.
-  private static func add(_ d: inout [UInt8], at: Int, wide: Bool, within range: Range<Int>, name: String,
-                          box: String) throws {
-    if wide {
-      guard let t = Box.u64(d, at, within: range), t <= UInt64.max - UInt64(ticks) else {
-        throw MarqueeError(.encodeFailed, "\(name): \(box) is truncated or its time overflows")
-      }
-      Box.put64(&d, at, t + UInt64(ticks))
-    } else {
-      guard let t = Box.u32(d, at, within: range), UInt64(t) + UInt64(ticks) <= UInt64(UInt32.max) else {
-        throw MarqueeError(.encodeFailed, "\(name): \(box) is truncated or its time overflows")
-      }
-      Box.put32(&d, at, t + UInt32(ticks))
+  /// The unsigned 32- or 64-bit (`wide`) time at `position` of `box`'s
+  /// payload, and that time plus `ticks`.
+  private static func delayed(_ file: ISOBMFF.BoxReader, _ box: ISOBMFF.Box, at position: Int, wide: Bool,
+                              name: String) throws -> Write {
+    guard let field = file.field(box, at: position, width: wide ? 8 : 4),
+          file.value(of: field) <= field.maximum - UInt64(ticks) else {
+      throw MarqueeError(.encodeFailed, "\(name): \(box.type) is truncated or its time overflows")
     }
-  }
-
-  /// Bounds-checked reading and writing of ISO BMFF boxes (§4.2: 32-bit
-  /// size and type, a 64-bit `largesize` when the size is 1, to the end of
-  /// the enclosing range when it is 0), big-endian fields.
-  struct Box {
-    var type: String
-    var payload: Range<Int>
-
-    static func children(_ d: [UInt8], _ range: Range<Int>) -> [Box] {
-      var out: [Box] = []
-      var o = range.lowerBound
-      while o + 8 <= range.upperBound, let size32 = u32(d, o, within: range) {
-        var size = Int(size32)
-        var header = 8
-        if size32 == 1 {
-          guard let large = u64(d, o + 8, within: range), large <= UInt64(Int.max) else { break }
-          size = Int(large)
-          header = 16
-        } else if size32 == 0 {
-          size = range.upperBound - o
-        }
-        guard size >= header, size <= range.upperBound - o else { break }
-        out.append(Box(type: String(decoding: d[(o + 4)..<(o + 8)], as: UTF8.self), payload: (o + header)..<(o + size)))
-        o += size
-      }
-      return out
-    }
-
-    static func child(_ d: [UInt8], _ box: Box, _ type: String) -> Box? {
-      children(d, box.payload).first { $0.type == type }
-    }
-
-    /// The first byte of `range` (a full box's version), nil when empty.
-    static func u8(_ d: [UInt8], _ range: Range<Int>) -> UInt8? { range.isEmpty ? nil : d[range.lowerBound] }
-
-    static func u32(_ d: [UInt8], _ o: Int, within range: Range<Int>) -> UInt32? {
-      guard o >= range.lowerBound, o + 4 <= range.upperBound else { return nil }
-      return UInt32(d[o]) << 24 | UInt32(d[o + 1]) << 16 | UInt32(d[o + 2]) << 8 | UInt32(d[o + 3])
-    }
-
-    static func u64(_ d: [UInt8], _ o: Int, within range: Range<Int>) -> UInt64? {
-      guard let hi = u32(d, o, within: range), let lo = u32(d, o + 4, within: range) else { return nil }
-      return UInt64(hi) << 32 | UInt64(lo)
-    }
-
-    /// Four bytes at `o` as text (a handler type), nil outside `range`.
-    static func text(_ d: [UInt8], _ o: Int, within range: Range<Int>) -> String? {
-      o >= range.lowerBound && o + 4 <= range.upperBound ? String(decoding: d[o..<(o + 4)], as: UTF8.self) : nil
-    }
-
-    static func put32(_ d: inout [UInt8], _ o: Int, _ v: UInt32) {
-      for k in 0..<4 { d[o + k] = UInt8(truncatingIfNeeded: v >> (24 - 8 * k)) }
-    }
-
-    static func put64(_ d: inout [UInt8], _ o: Int, _ v: UInt64) {
-      put32(&d, o, UInt32(truncatingIfNeeded: v >> 32))
-      put32(&d, o + 4, UInt32(truncatingIfNeeded: v))
-    }
+    return (field, file.value(of: field) + UInt64(ticks))
   }
 }

@@ -48,6 +48,15 @@ extension MeasuredBandwidth {
   }
 }
 
+extension IFramePlaylistWriter {
+  /// The I-frame playlist of a rendition: one entry per segment, its
+  /// opening IDR picture (`SegmentEvent.idrEnd`).
+  func render(rendition r: RenditionSegments) -> (text: String, bandwidth: MeasuredBandwidth) {
+    render(mapURI: r.mapURI, targetDuration: r.targetDuration,
+           frames: r.segments.map { .init(uri: $0.uri, duration: $0.duration, end: $0.idrEnd) })
+  }
+}
+
 /// Learns what one rendition's `hls` muxer writes, file by file, on the
 /// rendition's worker thread (the `MuxerFiles` handler of its muxer):
 /// - the media playlist: its `#EXTINF` durations and URIs (the muxer
@@ -55,7 +64,7 @@ extension MeasuredBandwidth {
 /// - the init section: its size; and the sound track's edit is moved one
 ///   sample later (`AudioDecodeDelay.delayEdits`);
 /// - each segment: its size and where its IDR picture ends
-///   (`FragmentedMP4.firstSampleEnd`), after the sound's decode times are
+///   (`ISOBMFF.BoxReader.firstSampleEnd(ofTrack:)`), after the sound's decode times are
 ///   moved with the edit (`AudioDecodeDelay.delayFragments`).
 ///
 /// The patches keep every size, so what is learnt of a file is what is
@@ -94,7 +103,7 @@ final class SegmentRecorder {
         throw MarqueeError(.encodeFailed, "\(file.name) was written before the init section \(initName)")
       }
       if let track = soundTrack { try AudioDecodeDelay.delayFragments(&file.bytes, trackID: track, name: file.name) }
-      guard let end = FragmentedMP4.firstSampleEnd(in: file.bytes, trackID: 1) else {
+      guard let end = ISOBMFF.BoxReader(file.bytes).firstSampleEnd(ofTrack: 1) else {
         throw MarqueeError(.encodeFailed, "cannot index the I-frame of \(file.name): it is not a parsable fMP4 fragment")
       }
       files[file.name] = (file.bytes.count, end)
