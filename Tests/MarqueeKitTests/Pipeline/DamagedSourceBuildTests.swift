@@ -70,4 +70,46 @@ struct DamagedSourceBuildTests {
     let again = try MarqueeCLI.run(["build", job, "--out", fixture.out.path])
     #expect(again.status == 0 && again.stdoutText.contains("2 reused, 0 built; 1 from a damaged source"), "\(again.stdoutText)")
   }
+
+  /// The README's failure form, `error: <id>: <stage> failed: <source>:
+  /// <reason>`, found in `text` for item `id`.
+  static func itemError(_ text: String, id: String) -> (stage: String, source: String, reason: String)? {
+    let pattern = #/error: ([a-z0-9][a-z0-9_-]*): ([a-z]+) failed: ([^:]+): (.+)$/#
+    for line in text.split(separator: "\n") {
+      if let m = line.firstMatch(of: pattern), m.1 == id { return (String(m.2), String(m.3), String(m.4)) }
+    }
+    return nil
+  }
+
+  @Test("a copy in progress (an MP4 without faststart cut at 40 %) fails as `decode failed: … truncated or still being copied`; random bytes fail as no media file; validate says the same")
+  func copyInProgress() throws {
+    let fixture = try BatchFixture("copy-in-progress")
+    defer { fixture.remove() }
+    let media = fixture.dir.appendingPathComponent("media")
+    try FileManager.default.createDirectory(at: media, withIntermediateDirectories: true)
+    let whole = fixture.dir.appendingPathComponent("whole.mp4")
+    try SourceHealthTests.clip(whole, codec: ["-c:v", "libx264"], audio: ["-c:a", "aac"], seconds: 9)
+    try DamagedMedia.truncate(whole, to: media.appendingPathComponent("copying.mp4"), keeping: 0.4)
+    try DamagedMedia.writeNoise(count: 200_000, seed: 21, to: media.appendingPathComponent("noise.mp4"))
+    let job = try fixture.job([["id": "copying", "type": "video", "source": "media/copying.mp4"],
+                               ["id": "noise", "type": "video", "source": "media/noise.mp4"]],
+                              settings: ["allow_damaged_sources": true]).path
+
+    let run = try MarqueeCLI.run(["build", job, "--out", fixture.out.path])
+    #expect(run.status == 1)
+    let copying = try #require(Self.itemError(run.stderr, id: "copying"), "\(run.stderr)")
+    #expect(copying.stage == "decode" && copying.source == "media/copying.mp4", "\(copying)")
+    #expect(copying.reason.hasPrefix("the source is truncated or still being copied: it ends at byte "), "\(copying.reason)")
+    #expect(copying.reason.contains("(allow_damaged_sources cannot build it)"), "\(copying.reason)")
+    #expect(!run.stderr.contains("Invalid data found"), "\(run.stderr)")
+    let noise = try #require(Self.itemError(run.stderr, id: "noise"), "\(run.stderr)")
+    #expect(noise.source == "media/noise.mp4" && noise.reason.hasPrefix("not a media file: "), "\(noise)")
+    #expect(!noise.reason.contains("truncated"), "\(noise.reason)")
+
+    let validate = try MarqueeCLI.run(["validate", job])
+    let said = validate.stdoutText + validate.stderr
+    #expect(validate.status != 0)
+    #expect(said.contains("banners[0].source: the source is truncated or still being copied: it ends at byte "), "\(said)")
+    #expect(said.contains("banners[1].source: not a media file: "), "\(said)")
+  }
 }

@@ -179,6 +179,59 @@ struct SourceHealthTests {
     #expect(built.entry.duration < 5)
   }
 
+  @Test("an MP4 with its moov at the end (no faststart) cut at 40 % is truncated or still being copied, by its own boxes; the setting cannot build it; one whose mdat runs to the end with no moov is still being written")
+  func truncatedBeforeIndex() throws {
+    let dir = try TranscoderTests.tempDir()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let whole = dir.appendingPathComponent("whole.mp4"), cut = dir.appendingPathComponent("copying.mp4")
+    try Self.clip(whole, codec: ["-c:v", "libx264"], audio: ["-c:a", "aac"], seconds: 9)
+    // ffprobe's MP4 demuxer: the moov follows the mdat in the whole file.
+    let boxes = try DamagedMedia.rootBoxes(whole)
+    let mdat = try #require(boxes.first { $0.type == "mdat" }), moov = try #require(boxes.first { $0.type == "moov" })
+    try #require(moov.offset > mdat.offset, "\(boxes)")
+    try DamagedMedia.truncate(whole, to: cut, keeping: 0.4)
+    let cutSize = try #require(try FileManager.default.attributesOfItem(atPath: cut.path)[.size] as? Int)
+    try #require(cutSize < mdat.offset + mdat.size)
+    // ffprobe cannot open it either.
+    #expect(try Run.process("ffprobe", ["-v", "error", cut.path]).status != 0)
+
+    for allowed in [false, true] {
+      var settings = JobSettings(maxHeight: 360)
+      settings.allowDamagedSources = allowed
+      let error = #expect(throws: MarqueeError.self) { try Self.build(cut, in: dir, settings: settings) }
+      #expect(error?.code == .damagedSource)
+      let message = error?.message ?? ""
+      #expect(message == "the source is truncated or still being copied: it ends at byte \(cutSize), inside its 'mdat' box, "
+                + "which declares \(mdat.size) bytes from byte \(mdat.offset), and its index (the 'moov' box) is not there, "
+                + "so none of it can be read; copy the file again once it is complete (allow_damaged_sources cannot build it)",
+              "\(message)")
+    }
+
+    // Still being written: the mdat's size is 0 (to the end of the file) until the muxer finishes.
+    var bytes = [UInt8](try Data(contentsOf: cut))
+    for i in mdat.offset..<(mdat.offset + 4) { bytes[i] = 0 }
+    let writing = dir.appendingPathComponent("writing.mp4")
+    try Data(bytes).write(to: writing)
+    let error = #expect(throws: MarqueeError.self) { try Self.build(writing, in: dir) }
+    #expect(error?.code == .damagedSource)
+    #expect(error?.message.hasPrefix("the source is truncated or still being copied: its 'mdat' box runs to the end of the file and its index (the 'moov' box) is not there") == true,
+            "\(error?.message ?? "")")
+  }
+
+  @Test("a file of seeded random bytes is not a media file, not a truncated one")
+  func noiseIsNoMediaFile() throws {
+    let dir = try TranscoderTests.tempDir()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let noise = dir.appendingPathComponent("noise.mp4")
+    try DamagedMedia.writeNoise(count: 200_000, seed: 21, to: noise)
+    // ffprobe recognises no container in it either.
+    #expect(try Run.process("ffprobe", ["-v", "error", noise.path]).status != 0)
+    let error = #expect(throws: MarqueeError.self) { try Self.build(noise, in: dir) }
+    #expect(error?.code == .corruptSource)
+    #expect(error?.message.hasPrefix("not a media file: its bytes match no container format") == true, "\(error?.message ?? "")")
+    #expect(error?.message.contains("truncated") == false)
+  }
+
   @Test("the sound sources of the corpus are sound: no damage, no truncation", .enabled(if: Corpus.skipReason == nil),
         arguments: ["video-h264-editlist-10s-empty-edit-sar1137x800.mp4", "video-h264-aac-portrait-phone-rot90-3840x2160-60fps-0.3s.mp4",
                     "video-h264-high444-yuv444p-aac-320x240-chapters.mkv", "video-mpeg2-mp2-1920x1080-fade-in.ts",
