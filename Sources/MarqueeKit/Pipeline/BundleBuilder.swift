@@ -175,7 +175,8 @@ struct BuildRun: Sendable {
          fields: ["built": String(report.builtCount), "reused": String(report.reusedCount),
                   "failed": String(report.failedCount), "published": String(published),
                   "damaged_items": String(report.damagedItems.count),
-                  "damaged_pictures": String(report.damagedPictureCount)])
+                  "damaged_pictures": String(report.damagedPictureCount),
+                  "damaged_audio_packets": String(report.damagedAudioPacketCount)])
     return report
   }
 
@@ -466,11 +467,18 @@ struct BuildRun: Sendable {
   /// The JSON log fields of a source built damaged or truncated
   /// (`allow_damaged_sources`): `damaged_pictures` (a count),
   /// `damaged_ranges` (`2.56-3.00,3.84-4.00`, output seconds) and
-  /// `truncated_at` / `declared_duration` (seconds) when it ends early.
+  /// `truncated_at` / `declared_duration` (seconds) when it ends early,
+  /// `damaged_audio_packets` and `audio_gaps` (`2.01-2.26`, output seconds)
+  /// when audio packets could not be decoded.
   static func healthFields(_ h: SourceHealth) -> [String: String] {
+    func ranges(_ list: [SourceHealth.DamagedRange]) -> String {
+      list.map { String(format: "%.2f-%.2f", $0.start, $0.end) }.joined(separator: ",")
+    }
     var fields = ["damaged_pictures": String(h.damagedPictures)]
-    if !h.damagedRanges.isEmpty {
-      fields["damaged_ranges"] = h.damagedRanges.map { String(format: "%.2f-%.2f", $0.start, $0.end) }.joined(separator: ",")
+    if !h.damagedRanges.isEmpty { fields["damaged_ranges"] = ranges(h.damagedRanges) }
+    if h.audioErrors > 0 {
+      fields["damaged_audio_packets"] = String(h.audioErrors)
+      fields["audio_gaps"] = ranges(h.audioGaps)
     }
     if let t = h.truncation {
       fields["truncated_at"] = String(format: "%.3f", t.picturesEnd)
