@@ -406,13 +406,26 @@ struct BuildRun: Sendable {
 
   /// Takes the stored object of `fp` for the item when it is there and
   /// intact (and no rebuild is asked for); a damaged one is discarded.
-  /// - Returns: whether the item is reused.
+  ///
+  /// An object built from a damaged source under `allow_damaged_sources`
+  /// records the source's health, and the setting is not in the
+  /// fingerprint: without the setting the item fails here as its build
+  /// would (`decode failed: … the source is damaged: …`), from that record,
+  /// and the object stays for a job that allows it.
+  /// - Returns: whether the item is settled (reused, or failed so): false
+  ///   when it must be built.
   private func reuse(_ fp: ItemFingerprint, for state: inout ItemState) -> Bool {
     guard let record = store.record(fp.hash), !(options.forceRebuild && options.mode != .merge) else { return false }
     guard store.isIntact(record) else {
       emit(.warning, item: state.spec.id, .store, .warning, message: "store object \(fp.shortHash) is damaged; building it again")
       store.discard(fp.hash)
       return false
+    }
+    if !job.settings.allowDamagedSources, let reason = record.health?.failureReason {
+      let failure = ItemFailure(id: state.spec.id, source: state.spec.sourceText, reason: reason, stage: .decode)
+      state.fail(failure)
+      emit(.error, item: state.spec.id, .decode, .failed, error: failure.sourceAndReason, fields: ["source": failure.source])
+      return true
     }
     store.touch(fp.hash)
     state.record = record

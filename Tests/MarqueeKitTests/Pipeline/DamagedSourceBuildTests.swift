@@ -112,4 +112,62 @@ struct DamagedSourceBuildTests {
     #expect(said.contains("banners[0].source: the source is truncated or still being copied: it ends at byte "), "\(said)")
     #expect(said.contains("banners[1].source: not a media file: "), "\(said)")
   }
+
+  @Test("flipping allow_damaged_sources reuses the clean item byte for byte with no encode event; an item built from damaged sound is never reused without it, and fails as its build would")
+  func flippingTheSettingReusesCleanItems() throws {
+    let fixture = try BatchFixture("damaged-flip")
+    defer { fixture.remove() }
+    try fixture.clip("a.mp4")
+    let media = fixture.dir.appendingPathComponent("media")
+    try FileManager.default.createDirectory(at: media, withIntermediateDirectories: true)
+    let (_, damaged, lost) = try SourceHealthTests.damagedSound(in: media)
+    try FileManager.default.moveItem(at: damaged, to: media.appendingPathComponent("sound.mp4"))
+    let banners: [[String: Any]] = [["id": "a", "type": "video", "source": "a.mp4"],
+                                    ["id": "sound", "type": "video", "source": "media/sound.mp4"]]
+    let job = fixture.dir.appendingPathComponent("job.json").path
+    let bundle = fixture.out.appendingPathComponent("home")
+    func encodeEvents(_ objects: [[String: Any]], _ id: String) -> [[String: Any]] {
+      objects.filter { $0["item"] as? String == id && $0["stage"] as? String == "encode"
+        && ["started", "finished"].contains($0["event"] as? String ?? "") }
+    }
+
+    // Allowed: both built, the warning names the gaps in the sound.
+    try fixture.job(banners, settings: ["max_height": 240, "allow_damaged_sources": true])
+    let allowed = try MarqueeCLI.run(["build", job, "--out", fixture.out.path, "--log-format", "json"])
+    try #require(allowed.status == 0, "\(allowed.stdoutText)")
+    let built = Self.jsonObjects(allowed.stdoutText)
+    let warning = try #require(built.first { $0["item"] as? String == "sound" && $0["event"] as? String == "warning" }?["message"] as? String)
+    #expect(warning.hasPrefix("the source is damaged: \(lost.count) audio packets between ")
+              && warning.contains("built anyway (allow_damaged_sources), the sound has gaps at "), "\(warning)")
+    let finished = try #require(built.first { $0["item"] as? String == "sound" && $0["event"] as? String == "finished" })
+    #expect(finished["damaged_audio_packets"] as? String == String(lost.count), "\(finished)")
+    let published = try Oracle.digests(under: bundle)
+
+    // Not allowed: the clean item is reused (no encode event), the damaged one fails from its record.
+    try fixture.job(banners, settings: ["max_height": 240])
+    let strict = try MarqueeCLI.run(["build", job, "--out", fixture.out.path, "--log-format", "json"])
+    #expect(strict.status == 1)
+    let objects = Self.jsonObjects(strict.stdoutText)
+    #expect(objects.contains { $0["item"] as? String == "a" && $0["event"] as? String == "reused" }, "\(strict.stdoutText)")
+    #expect(encodeEvents(objects, "a").isEmpty && encodeEvents(objects, "sound").isEmpty, "\(strict.stdoutText)")
+    let failed = try #require(objects.first { $0["item"] as? String == "sound" && $0["event"] as? String == "failed" })
+    #expect(failed["stage"] as? String == "decode", "\(failed)")
+    let fromRecord = try #require(failed["error"] as? String)
+    #expect(fromRecord.hasPrefix("media/sound.mp4: the source is damaged: \(lost.count) audio packets between "), "\(fromRecord)")
+    #expect(try Oracle.digests(under: bundle) == published, "the published bundle changed")
+    let plain = try MarqueeCLI.run(["build", job, "--out", fixture.out.path])
+    let line = try #require(Self.itemError(plain.stderr, id: "sound"), "\(plain.stderr)")
+    #expect(line.stage == "decode" && "\(line.source): \(line.reason)" == fromRecord, "\(line)")
+
+    // Decoding it again says the same.
+    let fresh = try MarqueeCLI.run(["build", job, "--out", fixture.out.path, "--rebuild"])
+    let again = try #require(Self.itemError(fresh.stderr, id: "sound"), "\(fresh.stderr)")
+    #expect("\(again.source): \(again.reason)" == fromRecord, "\(again)")
+
+    // Allowed again: both reused, the bundle byte-identical to the first.
+    try fixture.job(banners, settings: ["max_height": 240, "allow_damaged_sources": true])
+    let back = try MarqueeCLI.run(["build", job, "--out", fixture.out.path])
+    #expect(back.status == 0 && back.stdoutText.contains("2 reused, 0 built"), "\(back.stdoutText)")
+    #expect(try Oracle.digests(under: bundle) == published)
+  }
 }
