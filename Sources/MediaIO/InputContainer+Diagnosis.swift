@@ -101,6 +101,8 @@ struct ISOBoxLayout {
     while offset < fileSize, boxes.count < 100_000 {
       let header = reader.bytes(at: offset, count: 16)
       guard header.count >= 8 else {
+        // A few bytes are no box; after whole boxes, a cut header is.
+        if boxes.isEmpty { return nil }
         cut = Box(type: "?", offset: offset, size: nil)
         break
       }

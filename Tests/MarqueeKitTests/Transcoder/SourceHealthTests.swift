@@ -230,6 +230,11 @@ struct SourceHealthTests {
     #expect(error?.code == .corruptSource)
     #expect(error?.message.hasPrefix("not a media file: its bytes match no container format") == true, "\(error?.message ?? "")")
     #expect(error?.message.contains("truncated") == false)
+    // Nor are a few bytes of text (shorter than a box header).
+    let junk = dir.appendingPathComponent("junk.mp4")
+    try Data("junk".utf8).write(to: junk)
+    let short = #expect(throws: MarqueeError.self) { try Self.build(junk, in: dir) }
+    #expect(short?.code == .corruptSource && short?.message.hasPrefix("not a media file: ") == true, "\(short?.message ?? "")")
   }
 
   // MARK: - Damaged sound
