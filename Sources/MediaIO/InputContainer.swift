@@ -131,7 +131,9 @@ public final class InputContainer {
   ///   - limits: size is checked before opening; pixel and duration limits
   ///     after probing.
   /// - Throws: `MediaIOError` when the file is missing, not a regular file,
-  ///   too large, of a format not allowed, unreadable, or beyond a limit.
+  ///   too large, of a format not allowed, unreadable, or beyond a limit;
+  ///   `truncated` when an MP4 is cut before its index, `invalidData` when
+  ///   no container is recognised (`diagnoseInvalidData`).
   public convenience init(path: String, allowedFormats: [String], limits: InputLimits = InputLimits()) throws(MediaIOError) {
     let file = try limits.openSourceFile(atPath: path)
     try self.init(reader: ByteReader(.file(file)), path: path, allowedFormats: allowedFormats, limits: limits)
@@ -188,6 +190,10 @@ public final class InputContainer {
         throw .failure("avformat_open_input", name,
                        "not a container format accepted here (accepted: \(allowedFormats.joined(separator: ", ")))", kind: .unsupported)
       }
+      if status == marquee_AVERROR_INVALIDDATA(),
+         let diagnosis = InputContainer.diagnoseInvalidData(reader, function: "avformat_open_input", name: name) {
+        throw diagnosis
+      }
       throw MediaIOError(status: status, function: "avformat_open_input", context: name)
     }
     context = opened
@@ -198,6 +204,10 @@ public final class InputContainer {
       var c: UnsafeMutablePointer<AVFormatContext>? = opened
       avformat_close_input(&c)
       ByteReader.freeContext(&ownedIO)
+      if probe == marquee_AVERROR_INVALIDDATA(),
+         let diagnosis = InputContainer.diagnoseInvalidData(reader, function: "avformat_find_stream_info", name: name) {
+        throw diagnosis
+      }
       throw MediaIOError(status: probe, function: "avformat_find_stream_info", context: name)
     }
     var infos: [StreamInfo] = []

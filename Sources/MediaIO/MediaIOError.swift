@@ -18,6 +18,10 @@ public struct MediaIOError: Error, CustomStringConvertible, Sendable, Equatable 
     /// The input is corrupt or not what it claims (`AVERROR_INVALIDDATA`, a
     /// truncated or unparsable file).
     case invalidData
+    /// The input ends before its own structure says it does (an MP4 box
+    /// whose declared size runs past the end of the file, no index yet):
+    /// cut short, or still being copied or written.
+    case truncated
     /// A configured limit (file size, pixels, frames, duration) is exceeded.
     case limit
     /// A format, codec or feature Marquee does not take.

@@ -51,6 +51,79 @@ public enum DamagedMedia {
     try data.prefix(Int(Double(data.count) * fraction)).write(to: destination)
   }
 
+  /// Writes `count` bytes of seeded garbage to `destination`: a file that
+  /// is no media file at all.
+  public static func writeNoise(count: Int, seed: UInt64, to destination: URL) throws {
+    var random = SeededBytes(seed: seed)
+    try Data((0..<count).map { _ in random.next() }).write(to: destination)
+  }
+
+  /// Copies `source` to `destination` with every byte of each audio packet
+  /// whose presentation time lies in `times` (seconds, half-open)
+  /// overwritten with seeded garbage; the video and the container stay
+  /// intact. The packets' places and sizes come from ffprobe.
+  ///
+  /// - Returns: the presentation times of the packets written, seconds.
+  @discardableResult
+  public static func writeGarbageIntoAudio(from source: URL, to destination: URL, times: Range<Double>,
+                                           seed: UInt64) throws -> [Double] {
+    let r = try Run.process("ffprobe", ["-v", "error", "-select_streams", "a:0", "-show_entries", "packet=pts_time,pos,size",
+                                        "-of", "json", source.path])
+    guard r.status == 0, let doc = try JSONSerialization.jsonObject(with: r.stdout) as? [String: Any],
+          let packets = doc["packets"] as? [[String: Any]] else {
+      throw FFprobe.Failure.failed("ffprobe packets of \(source.lastPathComponent): \(r.stderr)")
+    }
+    var data = [UInt8](try Data(contentsOf: source))
+    var random = SeededBytes(seed: seed)
+    var written: [Double] = []
+    for p in packets {
+      guard let t = Double(p["pts_time"] as? String ?? ""), times.contains(t), let pos = Int(p["pos"] as? String ?? ""),
+            let size = Int(p["size"] as? String ?? ""), pos + size <= data.count else { continue }
+      for i in pos..<(pos + size) { data[i] = random.next() }
+      written.append(t)
+    }
+    try Data(data).write(to: destination)
+    return written
+  }
+
+  /// The audio packets of `damaged` that decode to no frame while the same
+  /// packet of `clean` does: presentation times in seconds. Both are read
+  /// by ffprobe (its packets, then the frames its decoder gives), an
+  /// implementation independent of Marquee's.
+  public static func lostAudioPacketTimes(clean: URL, damaged: URL) throws -> [Double] {
+    func lost(_ url: URL) throws -> [String] {
+      func times(_ entries: String, _ key: String) throws -> [String] {
+        let r = try Run.process("ffprobe", ["-v", "quiet", "-threads", "1", "-select_streams", "a:0", "-show_entries",
+                                            "\(entries)=pts_time", "-of", "json", url.path])
+        guard let doc = try JSONSerialization.jsonObject(with: r.stdout) as? [String: Any],
+              let list = doc[key] as? [[String: Any]] else {
+          throw FFprobe.Failure.failed("ffprobe \(entries)s of \(url.lastPathComponent): \(r.stderr)")
+        }
+        return list.compactMap { $0["pts_time"] as? String }
+      }
+      let decoded = Set(try times("frame", "frames"))
+      return try times("packet", "packets").filter { !decoded.contains($0) }
+    }
+    let cleanLost = Set(try lost(clean))
+    return try lost(damaged).filter { !cleanLost.contains($0) }.compactMap(Double.init)
+  }
+
+  /// The top-level boxes of an ISO BMFF file as ffprobe's MP4 demuxer reads
+  /// them (`-v trace`: `type:'mdat' parent:'root' sz: <size> <end of its
+  /// header> <file size>`): type, where the box starts (an 8-byte header
+  /// assumed), its declared size, bytes.
+  public static func rootBoxes(_ url: URL) throws -> [(type: String, offset: Int, size: Int)] {
+    let r = try Run.process("ffprobe", ["-v", "trace", url.path])
+    let pattern = #/type:'(....)' parent:'root' sz: (\d+) (\d+) \d+/#
+    var boxes: [(type: String, offset: Int, size: Int)] = []
+    for line in r.stderr.split(separator: "\n") {
+      guard let m = line.firstMatch(of: pattern), let size = Int(m.2), let end = Int(m.3) else { continue }
+      if boxes.contains(where: { $0.offset == end - 8 }) { break }  // read again on a second pass
+      boxes.append((String(m.1), end - 8, size))
+    }
+    return boxes
+  }
+
   /// The pictures of `damaged` that differ from `clean`'s picture at the
   /// same time (mean absolute difference of 64x48 gray thumbnails above
   /// `threshold`), or that are missing from it: times in seconds from the

@@ -48,9 +48,12 @@ public struct MarqueeError: Error, CustomStringConvertible, Sendable, Equatable 
     public static let unreadableSource = Code(.unreadableSource)
     /// The file is truncated or corrupt, has no picture, or a decoder failed on it.
     public static let corruptSource = Code(.corruptSource)
-    /// The video source decodes, but pictures of it are damaged or it ends
-    /// well before its declared duration (`SourceHealth`); the job's
-    /// `allow_damaged_sources` builds it anyway.
+    /// The video source is damaged or truncated: pictures or sound of it
+    /// do not decode cleanly, or it ends well before its declared duration
+    /// (`SourceHealth`), which the job's `allow_damaged_sources` builds
+    /// anyway; or it is cut before the index that says where its pictures
+    /// are (an MP4 without its `moov`, `MediaIOError.Kind.truncated`), which
+    /// nothing builds.
     public static let damagedSource = Code(.damagedSource)
     /// No cover or dark picture can be made: every frame, the pinned one, the
     /// poster or the designer's dark picture is black.
@@ -134,7 +137,8 @@ public struct MarqueeError: Error, CustomStringConvertible, Sendable, Equatable 
   }
 
   /// Classifies a MediaIO error raised while opening or decoding `file`,
-  /// from its `kind` as set where it was thrown.
+  /// from its `kind` as set where it was thrown. A file cut before its
+  /// index (`truncated`) is a damaged source, with the fix.
   static func decoding(_ error: MediaIOError, file: String?, fileID: String = #fileID, line: Int = #line) -> MarqueeError {
     let code: Code =
       switch error.kind {
@@ -142,10 +146,16 @@ public struct MarqueeError: Error, CustomStringConvertible, Sendable, Equatable 
       case .unsupported: .unsupportedFormat
       case .input: .unreadableSource
       case .output: .writeFailed
+      case .truncated: .damagedSource
       case .invalidData, .failed: .corruptSource
       }
-    return MarqueeError(code, error.reason, file: file, cause: error, fileID: fileID, line: line)
+    let message = error.kind == .truncated ? error.reason + truncatedFix : error.reason
+    return MarqueeError(code, message, file: file, cause: error, fileID: fileID, line: line)
   }
+
+  /// What a job can do about a file cut before its index.
+  static let truncatedFix = "; copy the file again once it is complete (allow_damaged_sources cannot build it)"
+
 
   /// Wraps a MediaIO error raised while resizing, encoding or writing an output.
   static func encoding(_ error: MediaIOError, file: String?, output: String, fileID: String = #fileID, line: Int = #line)

@@ -70,11 +70,13 @@ public struct JobSettings: Sendable, Equatable {
   /// CRF, at most 6 lower and at most twice (`QualityTarget`). Default
   /// 0.985; 0 turns the check off; otherwise 0.5...0.999.
   public var videoTargetSSIM: Double
-  /// Whether a video source whose pictures are damaged or whose end is
-  /// missing is built anyway (`allow_damaged_sources`): with a warning
-  /// naming the damaged time ranges, a cover from outside them, and the
-  /// duration that was there. Default false: such an item fails
-  /// (`MarqueeError.Code.damagedSource`, `SourceHealth`).
+  /// Whether a video source whose pictures or sound are damaged or whose
+  /// end is missing is built anyway (`allow_damaged_sources`): with a
+  /// warning naming the damaged time ranges and the gaps in the sound, a
+  /// cover from outside them, and the duration that was there. Default
+  /// false: such an item fails (`MarqueeError.Code.damagedSource`,
+  /// `SourceHealth`). Not in the fingerprint (it changes no byte): reuse
+  /// checks a stored item's recorded health against it.
   public var allowDamagedSources: Bool
 
   /// Creates settings; every parameter defaults to the documented default.

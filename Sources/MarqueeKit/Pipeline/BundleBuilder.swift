@@ -175,7 +175,8 @@ struct BuildRun: Sendable {
          fields: ["built": String(report.builtCount), "reused": String(report.reusedCount),
                   "failed": String(report.failedCount), "published": String(published),
                   "damaged_items": String(report.damagedItems.count),
-                  "damaged_pictures": String(report.damagedPictureCount)])
+                  "damaged_pictures": String(report.damagedPictureCount),
+                  "damaged_audio_packets": String(report.damagedAudioPacketCount)])
     return report
   }
 
@@ -405,13 +406,26 @@ struct BuildRun: Sendable {
 
   /// Takes the stored object of `fp` for the item when it is there and
   /// intact (and no rebuild is asked for); a damaged one is discarded.
-  /// - Returns: whether the item is reused.
+  ///
+  /// An object built from a damaged source under `allow_damaged_sources`
+  /// records the source's health, and the setting is not in the
+  /// fingerprint: without the setting the item fails here as its build
+  /// would (`decode failed: … the source is damaged: …`), from that record,
+  /// and the object stays for a job that allows it.
+  /// - Returns: whether the item is settled (reused, or failed so): false
+  ///   when it must be built.
   private func reuse(_ fp: ItemFingerprint, for state: inout ItemState) -> Bool {
     guard let record = store.record(fp.hash), !(options.forceRebuild && options.mode != .merge) else { return false }
     guard store.isIntact(record) else {
       emit(.warning, item: state.spec.id, .store, .warning, message: "store object \(fp.shortHash) is damaged; building it again")
       store.discard(fp.hash)
       return false
+    }
+    if !job.settings.allowDamagedSources, let reason = record.health?.failureReason {
+      let failure = ItemFailure(id: state.spec.id, source: state.spec.sourceText, reason: reason, stage: .decode)
+      state.fail(failure)
+      emit(.error, item: state.spec.id, .decode, .failed, error: failure.sourceAndReason, fields: ["source": failure.source])
+      return true
     }
     store.touch(fp.hash)
     state.record = record
@@ -466,11 +480,18 @@ struct BuildRun: Sendable {
   /// The JSON log fields of a source built damaged or truncated
   /// (`allow_damaged_sources`): `damaged_pictures` (a count),
   /// `damaged_ranges` (`2.56-3.00,3.84-4.00`, output seconds) and
-  /// `truncated_at` / `declared_duration` (seconds) when it ends early.
+  /// `truncated_at` / `declared_duration` (seconds) when it ends early,
+  /// `damaged_audio_packets` and `audio_gaps` (`2.01-2.26`, output seconds)
+  /// when audio packets could not be decoded.
   static func healthFields(_ h: SourceHealth) -> [String: String] {
+    func ranges(_ list: [SourceHealth.DamagedRange]) -> String {
+      list.map { String(format: "%.2f-%.2f", $0.start, $0.end) }.joined(separator: ",")
+    }
     var fields = ["damaged_pictures": String(h.damagedPictures)]
-    if !h.damagedRanges.isEmpty {
-      fields["damaged_ranges"] = h.damagedRanges.map { String(format: "%.2f-%.2f", $0.start, $0.end) }.joined(separator: ",")
+    if !h.damagedRanges.isEmpty { fields["damaged_ranges"] = ranges(h.damagedRanges) }
+    if h.audioErrors > 0 {
+      fields["damaged_audio_packets"] = String(h.audioErrors)
+      fields["audio_gaps"] = ranges(h.audioGaps)
     }
     if let t = h.truncation {
       fields["truncated_at"] = String(format: "%.3f", t.picturesEnd)

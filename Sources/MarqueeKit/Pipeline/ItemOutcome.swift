@@ -127,6 +127,8 @@ public struct BuildReport: Sendable {
   }
   /// Their damaged pictures, summed.
   public var damagedPictureCount: Int { damagedItems.reduce(0) { $0 + ($1.health?.damagedPictures ?? 0) } }
+  /// Their audio packets that could not be decoded, summed.
+  public var damagedAudioPacketCount: Int { damagedItems.reduce(0) { $0 + ($1.health?.audioErrors ?? 0) } }
 
   /// `4 reused, 0 built` (plus failures when there are any).
   public var countsSummary: String {
@@ -136,7 +138,9 @@ public struct BuildReport: Sendable {
     let damaged = damagedItems
     if !damaged.isEmpty {
       let truncated = damaged.filter { $0.health?.truncation != nil }.count
+      let audio = damagedAudioPacketCount
       text += "; \(damaged.count) from a damaged source (\(damagedPictureCount) damaged picture(s)"
+        + (audio > 0 ? ", \(audio) damaged audio packet(s)" : "")
         + (truncated > 0 ? ", \(truncated) truncated" : "") + ")"
     }
     return text

@@ -9,7 +9,10 @@ import Foundation
 /// rebuild reuses them and their URLs never change; anything that could
 /// change a byte changes the fingerprint. Settings that only change
 /// banners.json (`link`, `autoplay`, `muted`, the banner id, `base_url`)
-/// are left out: they are applied when the bundle is assembled.
+/// are left out: they are applied when the bundle is assembled. So is
+/// `allow_damaged_sources` (`permissionSettings`): it changes no byte, only
+/// whether a damaged source may be published, which reuse checks against
+/// the health the stored item records (`StoredItem.health`).
 public struct ItemFingerprint: Sendable, Equatable {
   /// Bump when any stage changes what it writes for the same input
   /// (transcoder, covers, dark variants, images): every item is rebuilt.
@@ -68,7 +71,11 @@ public struct ItemFingerprint: Sendable, Equatable {
 
   /// Settings only video outputs depend on (left out of image fingerprints).
   static let videoOnlySettings: Set<String> = ["segmentDuration", "maxHeight", "videoURL", "renditions", "mp4Height",
-                                                 "videoCRF", "videoTargetSSIM", "allowDamagedSources"]
+                                                 "videoCRF", "videoTargetSSIM"]
+  /// Settings that decide whether an item may be published, never what its
+  /// outputs hold (left out of every fingerprint): a clean item is reused
+  /// whichever way they are set.
+  static let permissionSettings: Set<String> = ["allowDamagedSources"]
   /// Settings only image outputs depend on (left out of video fingerprints).
   static let imageOnlySettings: Set<String> = ["imageWidth", "imageWidths", "background"]
 
@@ -88,7 +95,7 @@ public struct ItemFingerprint: Sendable, Equatable {
       "libraries=\(MediaLibraries.versionSummary)",
       "kind=\(spec.kind.rawValue)",
     ]
-    let excluded = spec.kind == .video ? imageOnlySettings : videoOnlySettings
+    let excluded = (spec.kind == .video ? imageOnlySettings : videoOnlySettings).union(permissionSettings)
     for child in Mirror(reflecting: settings).children {
       guard let label = child.label, !excluded.contains(label) else { continue }
       lines.append("settings.\(label)=\(String(describing: child.value))")

@@ -76,7 +76,9 @@ struct StoredItem: Codable, Sendable, Equatable {
 
   /// A video built from a damaged or truncated source
   /// (`allow_damaged_sources`): what was wrong with it. Absent for a
-  /// sound source and in records written before it existed.
+  /// sound source and in records written before it existed. The setting is
+  /// not in the fingerprint, so reuse reads this: without the setting the
+  /// item fails with `failureReason` instead of being reused.
   var health: SourceHealth? = nil
 
   var totalBytes: Int64 { files.reduce(0) { $0 + $1.size } }

@@ -182,7 +182,7 @@ public struct Transcoder {
       let file = request.source.lastPathComponent
       var error = MarqueeError.decoding(e, file: nil)
       if e.kind == .failed { error.code = .encodeFailed }
-      error.message = e.context.isEmpty || e.context == file ? e.reason : "\(e.context): \(e.reason)"
+      if !e.context.isEmpty && e.context != file { error.message = "\(e.context): \(error.message)" }
       throw error
     } catch {
       throw MarqueeError(.encodeFailed, "\(error)")

@@ -131,6 +131,9 @@ public struct VideoBannerBuilder: Sendable {
     if health.damagedPictures > 0 {
       summary += ", damaged source: \(health.damagedPictures) picture(s) at \(health.rangeList)"
     }
+    if health.soundIsDamaged {
+      summary += ", damaged sound: \(health.audioErrors) audio packet(s) at \(health.audioGapList)"
+    }
     return BuiltVideoBanner(entry: entry, warnings: result.warnings + coverOutput.warnings, summary: summary,
                             result: result, coverTime: coverOutput.time, qualityTrials: trials,
                             qualityShortfall: shortfall)

@@ -179,6 +179,118 @@ struct SourceHealthTests {
     #expect(built.entry.duration < 5)
   }
 
+  @Test("an MP4 with its moov at the end (no faststart) cut at 40 % is truncated or still being copied, by its own boxes; the setting cannot build it; one whose mdat runs to the end with no moov is still being written")
+  func truncatedBeforeIndex() throws {
+    let dir = try TranscoderTests.tempDir()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let whole = dir.appendingPathComponent("whole.mp4"), cut = dir.appendingPathComponent("copying.mp4")
+    try Self.clip(whole, codec: ["-c:v", "libx264"], audio: ["-c:a", "aac"], seconds: 9)
+    // ffprobe's MP4 demuxer: the moov follows the mdat in the whole file.
+    let boxes = try DamagedMedia.rootBoxes(whole)
+    let mdat = try #require(boxes.first { $0.type == "mdat" }), moov = try #require(boxes.first { $0.type == "moov" })
+    try #require(moov.offset > mdat.offset, "\(boxes)")
+    try DamagedMedia.truncate(whole, to: cut, keeping: 0.4)
+    let cutSize = try #require(try FileManager.default.attributesOfItem(atPath: cut.path)[.size] as? Int)
+    try #require(cutSize < mdat.offset + mdat.size)
+    // ffprobe cannot open it either.
+    #expect(try Run.process("ffprobe", ["-v", "error", cut.path]).status != 0)
+
+    for allowed in [false, true] {
+      var settings = JobSettings(maxHeight: 360)
+      settings.allowDamagedSources = allowed
+      let error = #expect(throws: MarqueeError.self) { try Self.build(cut, in: dir, settings: settings) }
+      #expect(error?.code == .damagedSource)
+      let message = error?.message ?? ""
+      #expect(message == "the source is truncated or still being copied: it ends at byte \(cutSize), inside its 'mdat' box, "
+                + "which declares \(mdat.size) bytes from byte \(mdat.offset), and its index (the 'moov' box) is not there, "
+                + "so none of it can be read; copy the file again once it is complete (allow_damaged_sources cannot build it)",
+              "\(message)")
+    }
+
+    // Still being written: the mdat's size is 0 (to the end of the file) until the muxer finishes.
+    var bytes = [UInt8](try Data(contentsOf: cut))
+    for i in mdat.offset..<(mdat.offset + 4) { bytes[i] = 0 }
+    let writing = dir.appendingPathComponent("writing.mp4")
+    try Data(bytes).write(to: writing)
+    let error = #expect(throws: MarqueeError.self) { try Self.build(writing, in: dir) }
+    #expect(error?.code == .damagedSource)
+    #expect(error?.message.hasPrefix("the source is truncated or still being copied: its 'mdat' box runs to the end of the file and its index (the 'moov' box) is not there") == true,
+            "\(error?.message ?? "")")
+  }
+
+  @Test("a file of seeded random bytes is not a media file, not a truncated one")
+  func noiseIsNoMediaFile() throws {
+    let dir = try TranscoderTests.tempDir()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let noise = dir.appendingPathComponent("noise.mp4")
+    try DamagedMedia.writeNoise(count: 200_000, seed: 21, to: noise)
+    // ffprobe recognises no container in it either.
+    #expect(try Run.process("ffprobe", ["-v", "error", noise.path]).status != 0)
+    let error = #expect(throws: MarqueeError.self) { try Self.build(noise, in: dir) }
+    #expect(error?.code == .corruptSource)
+    #expect(error?.message.hasPrefix("not a media file: its bytes match no container format") == true, "\(error?.message ?? "")")
+    #expect(error?.message.contains("truncated") == false)
+    // Nor are a few bytes of text (shorter than a box header).
+    let junk = dir.appendingPathComponent("junk.mp4")
+    try Data("junk".utf8).write(to: junk)
+    let short = #expect(throws: MarqueeError.self) { try Self.build(junk, in: dir) }
+    #expect(short?.code == .corruptSource && short?.message.hasPrefix("not a media file: ") == true, "\(short?.message ?? "")")
+  }
+
+  // MARK: - Damaged sound
+
+  /// A 6 s clip whose AAC packets shown from 2 s to 3 s are seeded
+  /// garbage (47 packets at 48 kHz), the video intact; and the times of the
+  /// packets ffprobe's decoder loses.
+  static func damagedSound(in dir: URL) throws -> (clean: URL, damaged: URL, lost: [Double]) {
+    let clean = dir.appendingPathComponent("clean-sound.mp4"), damaged = dir.appendingPathComponent("damaged-sound.mp4")
+    try clip(clean, codec: ["-c:v", "libx264"], audio: ["-c:a", "aac"])
+    let written = try DamagedMedia.writeGarbageIntoAudio(from: clean, to: damaged, times: 2.0..<3.0, seed: 5)
+    try #require(written.count > SourceHealth.audioErrorAllowance)
+    let lost = try DamagedMedia.lostAudioPacketTimes(clean: clean, damaged: damaged)
+    try #require(lost.count > SourceHealth.audioErrorAllowance, "ffprobe loses only \(lost.count) of \(written.count) packets")
+    return (clean, damaged, lost)
+  }
+
+  /// `N audio packets between A s and B s` of a damage message.
+  static func audioDamageFigures(_ message: String) -> (count: Int, first: Double, last: Double)? {
+    let pattern = #/the source is damaged: (\d+) audio packets between ([0-9.]+) s and ([0-9.]+) s could not be decoded/#
+    guard let m = message.firstMatch(of: pattern), let n = Int(m.1), let a = Double(m.2), let b = Double(m.3) else { return nil }
+    return (n, a, b)
+  }
+
+  @Test("damaged AAC fails by default with the count and the first and last packet's times (ffprobe's lost packets) and the setting; allowed, the warning names the gaps")
+  func damagedSound() throws {
+    let dir = try TranscoderTests.tempDir()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let (_, damaged, lost) = try Self.damagedSound(in: dir)
+    let error = #expect(throws: MarqueeError.self) { try Self.build(damaged, in: dir) }
+    #expect(error?.code == .damagedSource)
+    let message = error?.message ?? ""
+    let figures = try #require(Self.audioDamageFigures(message), "\(message)")
+    #expect(figures.count == lost.count, "\(figures.count) counted, ffprobe loses \(lost.count): \(message)")
+    // Times on the output timeline (the first picture at 0, as in this clip), printed to 0.01 s.
+    #expect(abs(figures.first - lost.min()!) <= 0.006 && abs(figures.last - lost.max()!) <= 0.006,
+            "\(message); ffprobe: \(lost.min()!)–\(lost.max()!) s")
+    #expect(message.contains("set \"allow_damaged_sources\": true in \"settings\" to publish it as it is"), "\(message)")
+
+    var settings = JobSettings(maxHeight: 360)
+    settings.allowDamagedSources = true
+    let built = try Self.build(damaged, in: dir, settings: settings)
+    let health = built.health
+    #expect(health.audioErrors == lost.count && health.soundIsDamaged && !health.isSound)
+    for t in lost {
+      #expect(health.audioGaps.contains { t >= $0.start - 0.006 && t <= $0.end + 0.006 }, "lost packet at \(t) s outside \(health.audioGapList)")
+    }
+    let warning = try #require(built.warnings.first { $0.contains("audio packets") }, "\(built.warnings)")
+    #expect(warning.hasPrefix(String(message.prefix { $0 != ";" })), "\(warning)")
+    #expect(warning.contains("built anyway (allow_damaged_sources), the sound has gaps at \(health.audioGapList)"), "\(warning)")
+    // Every picture is kept and the sound goes on past the gap (ffprobe on the MP4).
+    let report = try FFprobe.report(TranscoderTests.mp4(dir))
+    #expect(try FFprobe.videoFrames(TranscoderTests.mp4(dir)).count == 150)
+    #expect(report.audio?.codecName == "aac" && abs((report.audio?.duration ?? 0) - 6) < 0.1, "\(report.audio.map { "\($0)" } ?? "no audio")")
+  }
+
   @Test("the sound sources of the corpus are sound: no damage, no truncation", .enabled(if: Corpus.skipReason == nil),
         arguments: ["video-h264-editlist-10s-empty-edit-sar1137x800.mp4", "video-h264-aac-portrait-phone-rot90-3840x2160-60fps-0.3s.mp4",
                     "video-h264-high444-yuv444p-aac-320x240-chapters.mkv", "video-mpeg2-mp2-1920x1080-fade-in.ts",
@@ -233,6 +345,29 @@ struct SourceHealthTests {
     #expect(decisions.count == 10)
     let damaged = decisions.indices.filter { decisions[$0] }
     #expect(damaged == [4, 5, 6, 7, 8], "\(damaged)")
+  }
+
+  @Test("lost audio packets: counted with their times, runs merged where no packet decoded between, a lost last packet only a note; more than the allowance is damage")
+  func audioGapRule() throws {
+    func health(lost: Set<Int>, packets: Int = 100) -> SourceHealth {
+      var m = SourceHealthMonitor(frameDuration: 0.04)
+      // AAC at 48 kHz: a packet every 1024/48000 s, the first picture at 0.1 s.
+      for i in 0..<packets { m.audioPacket(at: 0.1 + Double(i) * 1024 / 48000, ok: !lost.contains(i)) }
+      return m.health(origin: 0.1, picturesEnd: 2.2, declaredEnd: nil, declaredStart: 0)
+    }
+    let few = health(lost: [10, 11, 12, 40, 99])
+    #expect(few.audioErrors == 4 && few.isSound && few.lastAudioFrameIncomplete && few.failureReason == nil)
+    #expect(few.audioGapList == "0.21–0.26 s, 0.85 s", "\(few.audioGapList)")
+    #expect(few.warnings.contains("4 audio packet(s) could not be decoded and were skipped; the sound has gaps at 0.21–0.26 s, 0.85 s"), "\(few.warnings)")
+    let many = health(lost: Set(20..<50))
+    #expect(many.audioErrors == 30 && many.soundIsDamaged && !many.isSound)
+    #expect(many.failureReason?.hasPrefix("the source is damaged: 30 audio packets between 0.43 s and 1.05 s could not be decoded; re-export") == true,
+            "\(many.failureReason ?? "")")
+    #expect(many.warnings == ["the source is damaged: 30 audio packets between 0.43 s and 1.05 s could not be decoded; built anyway (allow_damaged_sources), the sound has gaps at 0.43–1.05 s"],
+            "\(many.warnings)")
+    // A record written before the gap times existed still reads.
+    let old = #"{"damagedPictures":0,"damagedRanges":[],"lastAudioFrameIncomplete":false,"audioErrors":30}"#
+    #expect(try JSONDecoder().decode(SourceHealth.self, from: Data(old.utf8)).audioGaps == [])
   }
 
   @Test("truncated: more than 0.5 s or more than 5 % (and a frame) short of the declared end, or the last packet cut")

@@ -17,8 +17,11 @@ import Foundation
 ///   `SourceHealth.truncationShare` of its declared duration (and more than
 ///   a frame), before the end its container declares, or when its last
 ///   packet is cut short: a file still being copied looks like this.
+/// - Its sound is *damaged* when more than `audioErrorAllowance` audio
+///   packets (before the last) could not be decoded; fewer are skipped
+///   with a warning naming the gaps.
 ///
-/// By default either fails the item (`MarqueeError.Code.damagedSource`,
+/// By default any of these fails the item (`MarqueeError.Code.damagedSource`,
 /// `failureReason`); `settings.allow_damaged_sources` builds it with
 /// `warnings`.
 public struct SourceHealth: Sendable, Equatable, Codable {
@@ -57,21 +60,35 @@ public struct SourceHealth: Sendable, Equatable, Codable {
   public var lastAudioFrameIncomplete = false
   /// Audio packets before the last that could not be decoded (skipped).
   public var audioErrors = 0
+  /// Where they are, seconds on the output timeline (each packet's
+  /// presentation time), in order, merged where no decoded packet lies
+  /// between: the gaps in the sound.
+  public var audioGaps: [DamagedRange] = []
 
   public init() {}
+
+  /// Audio packets that may fail to decode (each skipped, a gap in the
+  /// sound, with a warning) before the sound counts as damaged.
+  public static let audioErrorAllowance = 25
 
   /// Shortfall tolerated before a source counts as truncated, seconds...
   public static let truncationSlack = 0.5
   /// ...or as a share of its declared duration, whichever is less.
   public static let truncationShare = 0.05
 
-  /// Whether the pictures are whole: nothing damaged, nothing cut off.
-  public var isSound: Bool { damagedPictures == 0 && truncation == nil }
+  /// Whether the source is whole: no damaged picture, nothing cut off, no
+  /// more than `audioErrorAllowance` audio packets lost.
+  public var isSound: Bool { damagedPictures == 0 && truncation == nil && !soundIsDamaged }
+
+  /// More audio packets could not be decoded than `audioErrorAllowance`.
+  public var soundIsDamaged: Bool { audioErrors > Self.audioErrorAllowance }
 
   /// The reason an item fails on this source, or nil when it is sound:
   /// `the source is truncated or still being copied: its pictures end at
-  /// 3.13 s of 9.00 s` and/or `the source is damaged: 41 pictures between
-  /// 1.20 s and 7.95 s could not be decoded cleanly`, then the fixes.
+  /// 3.13 s of 9.00 s`, `the source is damaged: 41 pictures between
+  /// 1.20 s and 7.95 s could not be decoded cleanly` and/or `the source is
+  /// damaged: 31 audio packets between 2.01 s and 2.65 s could not be
+  /// decoded`, then the fixes.
   public var failureReason: String? {
     guard !isSound else { return nil }
     return problems.joined(separator: "; ")
@@ -89,8 +106,10 @@ public struct SourceHealth: Sendable, Equatable, Codable {
       lines.append(describeDamage() + "; built anyway (allow_damaged_sources), at "
                    + rangeList + "; the cover is not taken from them")
     }
-    if audioErrors > 0 {
-      lines.append("\(audioErrors) audio packet(s) could not be decoded and were skipped; the sound has gaps there")
+    if soundIsDamaged {
+      lines.append(describeAudioDamage() + "; built anyway (allow_damaged_sources), the sound has gaps at " + audioGapList)
+    } else if audioErrors > 0 {
+      lines.append("\(audioErrors) audio packet(s) could not be decoded and were skipped; the sound has gaps at " + audioGapList)
     }
     if lastAudioFrameIncomplete {
       lines.append("the last audio frame is incomplete (cut short, or it could not be decoded); the sound ends there")
@@ -103,8 +122,23 @@ public struct SourceHealth: Sendable, Equatable, Codable {
     var out: [String] = []
     if let t = truncation { out.append(Self.describe(t)) }
     if damagedPictures > 0 { out.append(describeDamage()) }
+    if soundIsDamaged { out.append(describeAudioDamage()) }
     return out
   }
+
+  /// `the source is damaged: 31 audio packets between 2.01 s and 2.65 s
+  /// could not be decoded` (each packet's presentation time).
+  func describeAudioDamage() -> String {
+    let first = audioGaps.first?.start ?? 0, last = audioGaps.last?.end ?? 0
+    let what = audioErrors == 1 ? "1 audio packet" : "\(audioErrors) audio packets"
+    if audioErrors == 1 || first == last {
+      return String(format: "the source is damaged: %@ at %.2f s could not be decoded", what, first)
+    }
+    return String(format: "the source is damaged: %@ between %.2f s and %.2f s could not be decoded", what, first, last)
+  }
+
+  /// The gaps in the sound, `2.01–2.26 s, 2.65 s`.
+  public var audioGapList: String { Self.list(audioGaps) }
 
   /// `the source is damaged: 41 pictures between 1.20 s and 7.95 s could
   /// not be decoded cleanly` (`1 picture at 2.56 s` for one).
@@ -119,8 +153,10 @@ public struct SourceHealth: Sendable, Equatable, Codable {
   }
 
   /// The damaged ranges, `2.56–3.00 s, 3.84–4.00 s`.
-  public var rangeList: String {
-    damagedRanges.map { r in
+  public var rangeList: String { Self.list(damagedRanges) }
+
+  static func list(_ ranges: [DamagedRange]) -> String {
+    ranges.map { r in
       r.start == r.end ? String(format: "%.2f s", r.start) : String(format: "%.2f–%.2f s", r.start, r.end)
     }.joined(separator: ", ")
   }
@@ -137,6 +173,24 @@ public struct SourceHealth: Sendable, Equatable, Codable {
   /// Whether the output time `t` lies in a damaged range (within `margin` s).
   public func isDamaged(at t: Double, margin: Double = 1e-6) -> Bool {
     damagedRanges.contains { t >= $0.start - margin && t <= $0.end + margin }
+  }
+}
+
+extension SourceHealth {
+  private enum CodingKeys: String, CodingKey {
+    case damagedPictures, damagedRanges, truncation, lastAudioFrameIncomplete, audioErrors, audioGaps
+  }
+
+  /// Decodes a stored health; records written before `audioGaps` existed
+  /// read as having no gap times.
+  public init(from decoder: any Swift.Decoder) throws {
+    let c = try decoder.container(keyedBy: CodingKeys.self)
+    damagedPictures = try c.decode(Int.self, forKey: .damagedPictures)
+    damagedRanges = try c.decode([DamagedRange].self, forKey: .damagedRanges)
+    truncation = try c.decodeIfPresent(Truncation.self, forKey: .truncation)
+    lastAudioFrameIncomplete = try c.decode(Bool.self, forKey: .lastAudioFrameIncomplete)
+    audioErrors = try c.decode(Int.self, forKey: .audioErrors)
+    audioGaps = try c.decodeIfPresent([DamagedRange].self, forKey: .audioGaps) ?? []
   }
 }
 
@@ -178,8 +232,16 @@ struct SourceHealthMonitor {
   private var lastPacketCut = false
   /// Whether the last packet read was an audio packet cut short.
   private var lastAudioPacketCut = false
-  private var audioErrors = 0
+  /// Audio packets that failed, before the last: each one's time and
+  /// whether the packet before it failed too (same gap).
+  private var audioFailures: [(time: Double, joinsPrevious: Bool)] = []
+  /// The latest audio packet failed: its time (not counted until another
+  /// packet follows; the last one is an incomplete last frame).
+  private var pendingAudioFailure: Double?
+  /// Whether the packet before the pending failure failed too.
+  private var pendingJoinsPrevious = false
   private var lastAudioFailed = false
+  private var lastAudioTime: Double?
 
   init(frameDuration: Double) {
     self.frameDuration = frameDuration
@@ -262,15 +324,25 @@ struct SourceHealthMonitor {
     return damaged
   }
 
-  /// An audio packet decoded (`ok`) or failed.
-  mutating func audioPacket(ok: Bool) {
-    if !ok {
-      if lastAudioFailed { audioErrors += 1 }
-      lastAudioFailed = true
-    } else {
-      if lastAudioFailed { audioErrors += 1 }
-      lastAudioFailed = false
+  /// Audio packets before the last that failed so far.
+  var audioErrors: Int { audioFailures.count }
+
+  /// An audio packet shown at source time `time` (seconds; nil when it has
+  /// no timestamp) decoded (`ok`) or failed. A failure counts once another
+  /// packet follows it: a failed last packet is an incomplete last frame.
+  mutating func audioPacket(at time: Double?, ok: Bool) {
+    let t = time ?? lastAudioTime ?? 0
+    lastAudioTime = t
+    let previousFailed = lastAudioFailed
+    if let pending = pendingAudioFailure {
+      audioFailures.append((pending, pendingJoinsPrevious))
+      pendingAudioFailure = nil
     }
+    if !ok {
+      pendingAudioFailure = t
+      pendingJoinsPrevious = previousFailed
+    }
+    lastAudioFailed = !ok
   }
 
   /// The health on the output timeline.
@@ -297,6 +369,14 @@ struct SourceHealthMonitor {
     }
     h.damagedRanges = merged
     h.audioErrors = audioErrors
+    for f in audioFailures {
+      let t = max(0, f.time - origin)
+      if f.joinsPrevious, let last = h.audioGaps.indices.last {
+        h.audioGaps[last].end = max(h.audioGaps[last].end, t)
+      } else {
+        h.audioGaps.append(.init(start: t, end: t))
+      }
+    }
     h.lastAudioFrameIncomplete = lastAudioFailed || lastAudioPacketCut
     let readEnd = packetEnds.values.max()
     var truncation: SourceHealth.Truncation? = nil

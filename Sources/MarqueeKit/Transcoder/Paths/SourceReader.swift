@@ -67,15 +67,18 @@ final class SourceStreams {
 ///   (`Frame.markCorrupt`) so that no cover is taken from it. Unless
 ///   `allowsDamage`, the first one stops the encode: the rest of the source
 ///   is only decoded, to count the damage for the error.
-/// - A damaged audio packet is skipped; unless `allowsDamage`, more than
-///   `maxDecodeErrors` of them fail the item (`corruptSource`).
+/// - A damaged audio packet is skipped (a gap in the sound, its time
+///   followed by the monitor); unless `allowsDamage`, more than
+///   `SourceHealth.audioErrorAllowance` of them stop the encode like a
+///   damaged picture, and the health names them all.
 /// - A read error ends the input; what decoded so far is kept, and the
 ///   health says how far short of its declared end it stopped.
 struct SourceReader {
   /// Audio packets held before the first picture: about 43 s of AAC at
   /// 48 kHz, far more than any real source interleaves ahead of its video.
   static let maxHeldAudioPackets = 2000
-  /// Damaged audio packets tolerated per item (without `allowsDamage`).
+  /// Failures in a row of a decoder that hands nothing over before the
+  /// item fails (`corruptSource`) instead of waiting for ever.
   static let maxDecodeErrors = 25
 
   let source: SourceStreams
@@ -100,8 +103,7 @@ struct SourceReader {
   /// Reads to the end and flushes both decoders.
   ///
   /// - Throws: `MarqueeError` when no picture decodes, a picture lies past
-  ///   the duration limit, or too many audio packets are damaged; errors of
-  ///   the paths.
+  ///   the duration limit, or a decoder keeps failing; errors of the paths.
   func run(limits: InputLimits, frameRate: Rational) throws -> Outcome {
     var state = ReadState(
       timeline: TimelineRebaser(videoTimeBase: source.video.timeBase, frameRate: frameRate, maxDuration: limits.maxDuration),
@@ -186,7 +188,6 @@ struct SourceReader {
     /// Rebased pictures waiting for the monitor's decision (a reference
     /// each), oldest first: as many as the decoder's reorder depth.
     var waiting: [Frame] = []
-    var audioErrors = 0
     /// Pictures and sound no longer reach the encoders (damage, not allowed).
     var stopped = false
   }
@@ -199,6 +200,7 @@ struct SourceReader {
   /// Sends a packet (`nil`: flush) and hands every decoded frame on.
   private func decode(_ decoder: Decoder, _ packet: Packet?, _ state: inout ReadState) throws {
     let isVideo = decoder === source.videoDecoder
+    let audioTime = isVideo ? nil : packet.flatMap(Self.seconds)
     var sent = true
     var failedReceives = 0
     do {
@@ -208,11 +210,9 @@ struct SourceReader {
       if isVideo {
         state.monitor.videoPacketDamaged(at: packet.flatMap(Self.seconds), position: packet?.position, lost: true)
         stopIfNotAllowed(&state)
-      } else {
-        try countAudioError(&state, "too many corrupt audio packets; last: \(error.reason)", error)
       }
     }
-    if !isVideo, packet != nil { state.monitor.audioPacket(ok: sent) }
+    var audioFailed = !sent
     while true {
       let step: Step
       do { step = try decoder.receive(state.decoded) } catch {
@@ -226,7 +226,7 @@ struct SourceReader {
           state.monitor.videoPacketDamaged(at: nil, position: nil, lost: true)
           stopIfNotAllowed(&state)
         } else {
-          try countAudioError(&state, "too many audio decode errors; last: \(error.reason)", error)
+          audioFailed = true
         }
         continue
       }
@@ -240,6 +240,10 @@ struct SourceReader {
         }
         try audio.push(frame)
       }
+    }
+    if !isVideo, packet != nil {
+      state.monitor.audioPacket(at: audioTime, ok: !audioFailed)
+      if state.monitor.audioErrors > SourceHealth.audioErrorAllowance { stopIfNotAllowed(&state) }
     }
   }
 
@@ -277,12 +281,5 @@ struct SourceReader {
   /// Without `allowsDamage`, damage ends the encode (the item fails).
   private func stopIfNotAllowed(_ state: inout ReadState) {
     if !allowsDamage { state.stopped = true }
-  }
-
-  private func countAudioError(_ state: inout ReadState, _ message: String, _ error: MediaIOError) throws {
-    state.audioErrors += 1
-    if !allowsDamage && state.audioErrors > Self.maxDecodeErrors {
-      throw MarqueeError(.corruptSource, message, cause: error)
-    }
   }
 }
