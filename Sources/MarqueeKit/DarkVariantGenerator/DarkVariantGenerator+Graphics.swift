@@ -51,6 +51,9 @@ extension DarkVariantGenerator {
     /// red letters in a JPEG halo. Below it, the part is mostly near the
     /// ground colour (an off-white product) and measured whole.
     static let minCoreShare = 0.35
+    /// A flat product's pixels on the blend line from the ground to its
+    /// colour, short of this far along, are un-mixed (its soft edge).
+    static let unmixedBelow = 0.97
     /// OKLab chroma from which a light ground is tinted (a pastel pink
     /// `#FADADD` about 0.04, a mint `#DFF5E8` 0.03; a grey-blue page
     /// `#F2F2F7` 0.005): its hue is kept on the surface.
@@ -190,11 +193,12 @@ extension DarkVariantGenerator {
   ///   - kept: the ground-recoloured treatment of the same picture, for the
   ///     backdrop.
   ///   - products: what products become: `kept`, or `kept` dimmed.
+  ///   - productsDimmed: whether `products` is `kept` dimmed.
   ///   - mask: the backdrop mask that treatment used.
   ///   - analysis: the classifier's findings (ground colour, spread).
   /// - Returns: the pixels, RGBA, alpha unchanged.
-  func invertGraphics(_ image: RGBAImage, kept: RGBAImage, products: RGBAImage, mask: [UInt8], analysis: Analysis)
-    -> RGBAImage
+  func invertGraphics(_ image: RGBAImage, kept: RGBAImage, products: RGBAImage, productsDimmed: Bool, mask: [UInt8],
+                      analysis: Analysis) -> RGBAImage
   {
     let w = image.width, h = image.height
     let ground = analysis.background
@@ -253,6 +257,7 @@ extension DarkVariantGenerator {
       // Products.
       let groundL = inversion.groundL
       var keptDarkPanel = false
+      var flatProducts: [(region: [Int], ink: RGB8)] = []
       for start in 0..<(w * h) where !isGround[start] && !visited[start] {
         collect(start) { !isGround[$0] }
         guard members.count >= GraphicsTuning.minPhotoPixels else { continue }
@@ -323,6 +328,7 @@ extension DarkVariantGenerator {
           continue
         }
         for idx in members { keep[idx] = true }
+        if !isPhotograph { flatProducts.append((members, RGB8(r: ink.r, g: ink.g, b: ink.b))) }
       }
       // Ground enclosed by a product stays with it.
       for start in 0..<(w * h) where isGround[start] && mask[start] != MaskState.backdrop && !visited[start] {
@@ -365,8 +371,39 @@ extension DarkVariantGenerator {
           }
         }
       }
+      // A flat product's edge blended with the ground (anti-aliasing, a
+      // blur, a feathered or semi-transparent edge flattened on white) is
+      // un-mixed: the share of ink it holds, over the ground's dark colour,
+      // so no light halo is left around it. A photograph's own light
+      // shading is not touched.
+      if !flatProducts.isEmpty {
+        let groundDark = inversion.map(ground.r, ground.g, ground.b)
+        for (region, ink) in flatProducts {
+          let line = BlendLine(from: ground, to: ink)
+          let inkDark = productColour(ink, dimmed: productsDimmed)
+          // Soft shadows keep their own proportional mapping.
+          for idx in region where mask[idx] == MaskState.other {
+            let i = idx * 4
+            guard let t = line.position(of: p[i], p[i + 1], p[i + 2]), t < GraphicsTuning.unmixedBelow else { continue }
+            output[i] = UInt8((Double(inkDark.r) * t + Double(groundDark.0) * (1 - t)).rounded())
+            output[i + 1] = UInt8((Double(inkDark.g) * t + Double(groundDark.1) * (1 - t)).rounded())
+            output[i + 2] = UInt8((Double(inkDark.b) * t + Double(groundDark.2) * (1 - t)).rounded())
+          }
+        }
+      }
     }
     return RGBAImage(width: w, height: h, pixels: output)
+  }
+
+  /// What a flat product's colour becomes: the ground-recoloured
+  /// treatment's subject dim (``Options/subjectDim``), then the photograph
+  /// dim when products are dimmed.
+  func productColour(_ colour: RGB8, dimmed: Bool) -> RGB8 {
+    let dim = 1 - min(max(options.subjectDim, 0), 0.05)
+    var one = RGBAImage(width: 1, height: 1, pixels: [Luma.byte(Double(colour.r) * dim), Luma.byte(Double(colour.g) * dim),
+                                                      Luma.byte(Double(colour.b) * dim), 255])
+    if dimmed { one = darkenPhotograph(one) }
+    return RGB8(r: one.pixels[0], g: one.pixels[1], b: one.pixels[2])
   }
 
   /// Marks the photographs inside a graphics component as kept: the
@@ -429,19 +466,7 @@ extension DarkVariantGenerator {
                            ground: RGB8, ink: RGB8?, histogram: inout [Int]) -> (smooth: Int, levels: Int) {
     let noise = GraphicsTuning.groundNoise
     let (gr, gg, gb) = (Int(ground.r), Int(ground.g), Int(ground.b))
-    // The blend line from the ground to the ink, along its longest channel.
-    let step = ink.map { (Int($0.r) - gr, Int($0.g) - gg, Int($0.b) - gb) } ?? (0, 0, 0)
-    let span = max(abs(step.0), abs(step.1), abs(step.2))
-    @inline(__always) func isBlend(_ r: Int, _ g: Int, _ b: Int) -> Bool {
-      guard span >= 2 * GraphicsTuning.blendTolerance else { return false }
-      let along = abs(step.0) == span ? Double(r - gr) / Double(step.0)
-        : abs(step.1) == span ? Double(g - gg) / Double(step.1) : Double(b - gb) / Double(step.2)
-      let t = min(max(along, 0), 1)
-      let tolerance = Double(GraphicsTuning.blendTolerance)
-      return abs(Double(gr) + t * Double(step.0) - Double(r)) <= tolerance
-        && abs(Double(gg) + t * Double(step.1) - Double(g)) <= tolerance
-        && abs(Double(gb) + t * Double(step.2) - Double(b)) <= tolerance
-    }
+    let blend = ink.map { BlendLine(from: ground, to: $0) }
     for i in 0..<256 { histogram[i] = 0 }
     var smooth = 0
     for idx in region {
@@ -449,7 +474,7 @@ extension DarkVariantGenerator {
       guard x > 0, x < w - 1, y > 0, y < h - 1 else { continue }
       let i = idx * 4
       if abs(Int(p[i]) - gr) <= noise && abs(Int(p[i + 1]) - gg) <= noise && abs(Int(p[i + 2]) - gb) <= noise { continue }
-      if isBlend(Int(p[i]), Int(p[i + 1]), Int(p[i + 2])) { continue }
+      if let blend, blend.position(of: p[i], p[i + 1], p[i + 2]) != nil { continue }
       let l = Luma.integer(p[i], p[i + 1], p[i + 2])
       @inline(__always) func near(_ n: Int) -> Bool {
         let j = n * 4
@@ -461,6 +486,38 @@ extension DarkVariantGenerator {
     }
     let floor = max(2, Int(Double(smooth) * GraphicsTuning.levelShare))
     return (smooth, histogram.reduce(0) { $0 + ($1 >= floor ? 1 : 0) })
+  }
+
+  /// The colours between a ground and an ink: anti-aliasing, a blurred or
+  /// feathered edge, a JPEG's chroma bleeding.
+  struct BlendLine {
+    let ground: (Double, Double, Double)
+    let step: (Double, Double, Double)
+    /// The channel along which the line is longest.
+    let axis: Int
+    let span: Int
+
+    init(from ground: RGB8, to ink: RGB8) {
+      self.ground = (Double(ground.r), Double(ground.g), Double(ground.b))
+      let d = (Int(ink.r) - Int(ground.r), Int(ink.g) - Int(ground.g), Int(ink.b) - Int(ground.b))
+      step = (Double(d.0), Double(d.1), Double(d.2))
+      span = max(abs(d.0), abs(d.1), abs(d.2))
+      axis = abs(d.0) == span ? 0 : abs(d.1) == span ? 1 : 2
+    }
+
+    /// Where `r`, `g`, `b` lies on the line (0 the ground, 1 the ink), or
+    /// `nil` when it is farther than ``GraphicsTuning/blendTolerance`` from
+    /// it in some channel, or the line is too short to tell.
+    func position(of r: UInt8, _ g: UInt8, _ b: UInt8) -> Double? {
+      let tolerance = Double(GraphicsTuning.blendTolerance)
+      guard Double(span) >= 2 * tolerance else { return nil }
+      let c = (Double(r), Double(g), Double(b))
+      let along = axis == 0 ? (c.0 - ground.0) / step.0 : axis == 1 ? (c.1 - ground.1) / step.1 : (c.2 - ground.2) / step.2
+      let t = min(max(along, 0), 1)
+      guard abs(ground.0 + t * step.0 - c.0) <= tolerance, abs(ground.1 + t * step.1 - c.1) <= tolerance,
+            abs(ground.2 + t * step.2 - c.2) <= tolerance else { return nil }
+      return t
+    }
   }
 
   /// A region's most common colour: the 5-bit-per-channel bin holding most

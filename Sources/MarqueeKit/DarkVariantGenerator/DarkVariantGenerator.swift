@@ -204,7 +204,8 @@ public struct DarkVariantGenerator: Sendable {
       output = recoloured.image
       if method != .groundRecoloured {
         let products = method == .graphicsInvertedProductDimmed ? darkenPhotograph(output) : output
-        output = invertGraphics(image, kept: output, products: products, mask: recoloured.mask, analysis: lightAnalysis)
+        output = invertGraphics(image, kept: output, products: products, productsDimmed: method == .graphicsInvertedProductDimmed,
+                                mask: recoloured.mask, analysis: lightAnalysis)
       }
     case .alphaKept:
       output = darkenTransparent(image)
