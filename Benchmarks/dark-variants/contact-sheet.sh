@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# The dark-variant contact sheet of issue 20: generated banners of every kind
+# (text on white, a brand card, a UI card, line art, display type, a dark
+# banner, a photo with a caption bar, a split layout, a dark ribbon, a pastel
+# ground, a low-quality JPEG price card, flat art, a captioned GIF, a promo
+# clip) and the corpus's still images, built by Marquee, then drawn light |
+# dark by `marquee preview`.
+#
+#   Benchmarks/dark-variants/contact-sheet.sh [MARQUEE] [WORKDIR]
+#
+# MARQUEE defaults to .build/release/marquee, WORKDIR to a new temporary
+# folder; the sheet is WORKDIR/preview/preview-contact-sheet.png.
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
+MARQUEE="$(realpath "${1:-$ROOT/.build/release/marquee}")"
+WORK="${2:-$(mktemp -d)}"
+mkdir -p "$WORK" && cd "$WORK"
+F=/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf
+C="$ROOT/../shared/corpus"
+ff() { ffmpeg -v error -y "$@"; }
+ff -f lavfi -i color=white:s=1170x658 -i $C/image-jpeg-product-white-mug-on-white-1000.jpg -filter_complex "[1]scale=500:500[m];[0][m]overlay=640:100,drawtext=fontfile=$F:text='SALE':fontsize=150:fontcolor=0x111111:x=60:y=80,drawtext=fontfile=$F:expansion=none:text='50% OFF':fontsize=90:fontcolor=0xE53935:x=60:y=280,drawtext=fontfile=$F:text='Today only':fontsize=48:fontcolor=0x222222:x=60:y=440" -frames:v 1 sale.png
+ff -f lavfi -i "color=0xFFD400:s=1170x658,drawtext=fontfile=$F:text='MEGA DEAL':fontsize=130:fontcolor=black:x=60:y=120,drawtext=fontfile=$F:expansion=none:text='Up to 70% off':fontsize=56:fontcolor=black:x=60:y=330" -frames:v 1 brand.png
+ff -f lavfi -i "color=0xF2F2F7:s=1170x658,drawbox=x=120:y=80:w=930:h=500:color=white:t=fill,drawtext=fontfile=$F:text='Your order is on its way':fontsize=52:fontcolor=0x1C1C1E:x=170:y=140,drawtext=fontfile=$F:text='Arrives Tuesday':fontsize=36:fontcolor=0x6E6E73:x=170:y=240" -frames:v 1 card.png
+ff -f lavfi -i "color=white:s=1600x1000,format=gray,geq=lum='if(lt(abs(hypot(X-500\,Y-500)-300)\,1.5)+lt(abs(X-1100)\,1.2)*between(Y\,200\,800)+lt(abs(Y-800)\,1.2)*between(X\,1100\,1500)\,0\,255)',format=rgb24,drawtext=fontfile=$F:text='Fig. 3  Valve assembly':fontsize=40:fontcolor=black:x=300:y=900" -frames:v 1 lineart.png
+ff -f lavfi -i "color=white:s=1170x658,drawtext=fontfile=$F:text='SALE':fontsize=300:fontcolor=0x111111:x=40:y=120" -frames:v 1 headline.png
+ff -f lavfi -i "color=0x0B1D3A:s=1170x658,drawtext=fontfile=$F:text='Night Sale':fontsize=120:fontcolor=white:x=60:y=150,drawtext=fontfile=$F:text='Starts 10 pm':fontsize=60:fontcolor=0xFFC107:x=60:y=330" -frames:v 1 night.png
+ff -f lavfi -i "testsrc2=s=1170x658,noise=alls=12:allf=t,gblur=sigma=1.5,drawbox=x=0:y=500:w=1170:h=158:color=white:t=fill,drawtext=fontfile=$F:text='Weekend in the hills':fontsize=64:fontcolor=0x111111:x=40:y=545" -frames:v 1 captionbar.png
+ff -i $C/image-jpeg-progressive-photo-pixel7pro-srgb.jpg -vf "scale=585:658:force_original_aspect_ratio=increase,crop=585:658,pad=1170:658:0:0:white,drawtext=fontfile=$F:text='New season':fontsize=64:fontcolor=0x111111:x=640:y=200,drawtext=fontfile=$F:text='Shop now':fontsize=40:fontcolor=0xE53935:x=640:y=320" -frames:v 1 split.png
+ff -f lavfi -i "color=white:s=1170x658,drawbox=x=0:y=300:w=1170:h=140:color=0x111111:t=fill,drawbox=x=60:y=500:w=140:h=80:color=black:t=fill,drawbox=x=300:y=540:w=800:h=3:color=black:t=fill,drawtext=fontfile=$F:text='B8 Winter':fontsize=110:fontcolor=0x111111:x=60:y=90,drawtext=fontfile=$F:expansion=none:text='NEW ARRIVALS 30% OFF':fontsize=70:fontcolor=white:x=60:y=335,drawtext=fontfile=$F:text='NEW':fontsize=40:fontcolor=white:x=85:y=522" -frames:v 1 ribbon.png
+ff -f lavfi -i "color=0xFADADD:s=1170x658,drawtext=fontfile=$F:text='Spring pastels':fontsize=90:fontcolor=0x3A2A2E:x=60:y=120" -frames:v 1 pastel.png
+ff -f lavfi -i color=white:s=1170x658 -i $C/image-jpeg-product-white-mug-on-white-1000.jpg -filter_complex "[1]scale=500:500[m];[0][m]overlay=600:80,drawtext=fontfile=$F:text='Mug':fontsize=120:fontcolor=0x111111:x=60:y=120,drawtext=fontfile=$F:expansion=none:text='\$12.99':fontsize=90:fontcolor=0xE53935:x=60:y=320" -frames:v 1 -q:v 14 pricejpeg.jpg
+ff -f lavfi -i color=white:s=1170x658 -vf "drawbox=x=100:y=100:w=300:h=300:color=0x4CAF50:t=fill,drawbox=x=100:y=100:w=300:h=300:color=black:t=6,drawbox=x=500:y=200:w=200:h=350:color=0xFF9800:t=fill,drawbox=x=500:y=200:w=200:h=350:color=black:t=6,drawtext=fontfile=$F:text='Fun pack':fontsize=80:fontcolor=black:x=760:y=280" -frames:v 1 cartoon.png
+ff -f lavfi -i "testsrc2=s=480x270:r=10:d=1" -filter_complex "[0]eq=brightness=-0.25,pad=480:340:0:0:white,drawtext=fontfile=$F:text='Coffee time':fontsize=30:fontcolor=black:x=40:y=290,split[a][b];[a]palettegen[p];[b][p]paletteuse" caption.gif
+ff -f lavfi -i "color=white:s=640x360:r=25:d=4,drawtext=fontfile=$F:text='Spring collection':fontsize=56:fontcolor=0x111111:x=40:y=120" -c:v libx264 -pix_fmt yuv420p promo.mp4
+for f in image-jpeg-adobergb1998-photo-2000x1072.jpg image-jpeg-product-white-mug-on-white-1000.jpg image-jpeg-progressive-photo-pixel7pro-srgb.jpg image-jpeg-exif-orientation-6.jpg image-jpeg-cmyk-ycck-swop-icc.jpg image-jpeg-grayscale-1ch-gray-gamma22-icc.jpg image-heic-iphone11promax-displayp3-grid-2566x3313.heic image-png-black-ink-on-transparent-2048x1536.png image-png-palette-2bit-trns-semitransparent-900x600.png image-png-product-cutout-transparent-shadow-2160.png image-webp-lossless-vp8l-alpha-tux-386x395.webp image-webp-lossy-alpha-icon-192.webp image-gif-animated-30f-transparent-disposal2.gif image-webp-animated-lossless-alpha-42f.webp image-jpeg-ultrahdr-gainmap-3072x4080.jpg; do cp $C/$f corpus-$f; done
+
+python3 - <<'PY'
+import os, json
+items = []
+for f in sorted(os.listdir('.')):
+    if f.endswith(('.png', '.jpg', '.gif', '.webp', '.heic', '.mp4')):
+        ident = os.path.splitext(f)[0].replace('corpus-image-', 'c-')[:40].replace('.', '-')
+        item = {"id": ident, "type": "video" if f.endswith('.mp4') else "image", "source": f}
+        if f.endswith('.mp4'):
+            item["cover"] = "first"
+        items.append(item)
+json.dump({"name": "sheet", "banners": items}, open('job.json', 'w'), indent=1)
+PY
+"$MARQUEE" build job.json --out out --log-format plain 2>&1 | grep -E "dark:|error" || true
+"$MARQUEE" preview out/sheet --out preview
+echo "$WORK/preview/preview-contact-sheet.png"
