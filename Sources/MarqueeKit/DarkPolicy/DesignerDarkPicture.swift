@@ -53,12 +53,26 @@ public struct DesignerDarkPicture: Sendable {
   ///   - limits: the job's `inputLimits` (file size, pixels).
   ///   - darkSurface: `dark_surface`, what transparency is flattened onto.
   /// - Throws: `MediaIOError` for a missing, unreadable, over-limit,
-  ///   unknown, animated or corrupt file (`kind` set where it failed).
+  ///   unknown, animated or corrupt file (`kind` set where it failed), and
+  ///   for a fully transparent one (`.invalidData`: nothing in it can be
+  ///   shown).
   public static func load(_ url: URL, text: String, limits: InputLimits,
                           darkSurface: RGBColor) throws(MediaIOError) -> DesignerDarkPicture {
     let decoded = try PosterFitter.openStill(url, limits: limits, what: "dark picture").decodeStill()
     var image = decoded.image
-    if image.hasTransparency { image = DarkVariantGenerator().flattened(image, onto: darkSurface) }
+    if image.hasTransparency {
+      // Nothing opaque at all: only the surface would show.
+      var visible = false
+      image.pixels.withUnsafeBufferPointer { p in
+        var i = 3
+        while i < p.count && !visible { visible = p[i] != 0; i += 4 }
+      }
+      guard visible else {
+        throw MediaIOError(kind: .invalidData, function: "DesignerDarkPicture.load", context: text,
+                           reason: "it is fully transparent: nothing in it can be shown")
+      }
+      image = DarkVariantGenerator().flattened(image, onto: darkSurface)
+    }
     return DesignerDarkPicture(image: image, text: text, warnings: decoded.warnings.map { "dark picture \(text): \($0)" })
   }
 

@@ -158,6 +158,8 @@ struct DarkPolicyBuildTests {
     try Data("not a picture".utf8).write(to: fixture.dir.appendingPathComponent("text-dark.png"))
     try DarkArt.write(RGBAImage(width: 320, height: 240, fill: (0, 0, 0, 255)), to: fixture.dir.appendingPathComponent("black-dark.png"))
     try Oracle.generate(["-f", "lavfi", "-i", "testsrc2=size=8x6", "-frames:v", "1"], to: fixture.dir.appendingPathComponent("tiny-dark.png"))
+    try Oracle.generate(["-f", "lavfi", "-i", "color=black@0.0:size=320x240,format=rgba", "-frames:v", "1"],
+                        to: fixture.dir.appendingPathComponent("clear-dark.png"))
     try Oracle.generate(["-f", "lavfi", "-i", "testsrc2=size=64x36:rate=5:duration=1"], to: fixture.dir.appendingPathComponent("moving.gif"))
     try fixture.job([
       ["id": "text", "type": "image", "source": "light.png", "dark": ["image": "text-dark.png"]],
@@ -167,10 +169,11 @@ struct DarkPolicyBuildTests {
       ["id": "missing", "type": "image", "source": "light.png", "dark": ["image": "gone.png"]],
       ["id": "good", "type": "image", "source": "light.png", "dark": "same"],
       ["id": "tiny", "type": "image", "source": "light.png", "dark": ["image": "tiny-dark.png"]],
+      ["id": "clear", "type": "image", "source": "light.png", "dark": ["image": "clear-dark.png"]],
     ])
     let report = try await BundleBuilder().build(job: try fixture.readJob(),
                                                  options: BuildOptions(outputRoot: fixture.out, allowPartial: true))
-    #expect(report.items.map(\.status) == [.failed, .failed, .failed, .failed, .failed, .built, .built],
+    #expect(report.items.map(\.status) == [.failed, .failed, .failed, .failed, .failed, .built, .built, .failed],
             "\(report.items.map(\.failure))")
     #expect(report.published)
     let failures = report.items.compactMap(\.failure)
@@ -187,6 +190,10 @@ struct DarkPolicyBuildTests {
     #expect(failure("black-image")?.source == "black-dark.png")
     #expect(failure("black-image")?.stage == .encode)
     #expect(failure("black-image")?.reason.contains("is black") == true, "\(String(describing: failure("black-image")))")
+    // A fully transparent one: only the surface would show.
+    #expect(failure("clear")?.source == "clear-dark.png")
+    #expect(failure("clear")?.reason.contains("fully transparent: nothing in it can be shown") == true,
+            "\(String(describing: failure("clear")))")
     // A picture far smaller than the widest width is used, with a warning.
     let tiny = report.items.first { $0.id == "tiny" }
     #expect(tiny?.warnings.contains { $0.contains("dark picture tiny-dark.png is 8x") && $0.contains("it will look blurred") } == true,
