@@ -89,6 +89,22 @@ struct ImageAssetVerifier {
           fail(assets.files.first { $0.key == darkKey }?.path ?? "banners.json", "\(darkKey): \(problem)")
         }
       }
+      // Every narrower width's dark file (served for `?theme=dark`, and
+      // to smaller phones): no glare, darker as shown. They are the widest
+      // dark variant resized, judged whole above.
+      if decode {
+        for (path, light) in narrowerLight.sorted(by: { $0.key < $1.key }) {
+          guard let darkPath = RelativePath.darkSibling(of: path), let dark = try? files.image(darkPath, limits: Self.openLimits).decodeStill().image
+          else { continue }  // a missing or unreadable sibling is reported by checkDarkSibling
+          if PictureLook.glares(dark, on: surfaces.dark) {
+            fail(darkPath, String(format: "?theme=dark: it glares: %.0f %% of it is near white (luma %.0f or more) on the dark surface, at most %.0f %% allowed",
+                                  PictureLook.glareShare(dark, on: surfaces.dark) * 100, PictureLook.glareLuma, PictureLook.maxGlareShare * 100))
+          }
+          if !(transparent && path.hasSuffix(".jpg")), !PictureLook.darkerAsShown(light: light, dark: dark, surfaces: surfaces).isDarker {
+            fail(darkPath, "?theme=dark: it is not darker as shown than the light picture")
+          }
+        }
+      }
     case .same:
       let named = assets.files.map { (key: $0.key, path: $0.path, isDark: $0.key.contains("dark")) }
       for pair in DarkPolicyCheck.samePairs(named, explicit: ["url": "dark_url", "jpeg_url": "dark_jpeg_url"]) {
@@ -105,6 +121,8 @@ struct ImageAssetVerifier {
   /// The decoded `url`, `dark_url`, `jpeg_url` and `dark_jpeg_url`
   /// pictures, for the dark-variant rules.
   private var pictures: [String: RGBAImage] = [:]
+  /// The decoded light files of the narrower widths, by path.
+  private var narrowerLight: [String: RGBAImage] = [:]
   /// What images are shown on (`PictureLook`'s dark-variant rules).
   var surfaces = PictureLook.Surfaces.standard
 
@@ -150,6 +168,8 @@ struct ImageAssetVerifier {
       let picture = try source.decodeStill()
       if ["url", "dark_url", "jpeg_url", "dark_jpeg_url"].contains(file.key) {
         pictures[file.key] = picture.image
+      } else if file.key.hasPrefix("sources["), !file.key.contains("dark") {
+        narrowerLight[file.path] = picture.image
       }
       if file.key == "dark_url", assets.darkPolicy == .designer,
          let glare = DesignerDarkPicture.glareWarning(picture.image, on: surfaces.dark) {

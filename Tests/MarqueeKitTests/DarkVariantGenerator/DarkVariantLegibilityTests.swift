@@ -476,12 +476,22 @@ struct DarkVariantLegibilityTests {
     // Glaring: the light UI card copied as its own dark variant.
     try FileManager.default.removeItem(at: try path("card", "dark_url"))
     try FileManager.default.copyItem(at: try path("card", "url"), to: try path("card", "dark_url"))
+    // A narrower width's dark file (served for ?theme=dark) replaced by
+    // its light file: it glares.
+    let sources = try #require(b.items["lineart"]?["sources"] as? [[String: Any]])
+    let widest = b.items["lineart"]?["url"] as? String
+    let narrower = sources.compactMap { $0["url"] as? String }.filter { $0 != widest }
+    let narrow = try #require(narrower.first)
+    let narrowDark = narrow.replacingOccurrences(of: ".webp", with: ".dark.webp")
+    try FileManager.default.removeItem(at: scratch.appendingPathComponent(narrowDark))
+    try FileManager.default.copyItem(at: scratch.appendingPathComponent(narrow), to: scratch.appendingPathComponent(narrowDark))
     let verify = try MarqueeCLI.run(["verify", scratch.path])
     let text = verify.stdoutText + verify.stderr
     #expect(verify.status != 0)
     #expect(text.contains("sale") && text.contains("illegible"), "\(text)")
     #expect(text.contains("card") && text.contains("glares"), "\(text)")
     #expect(text.contains("lineart") && text.contains("dark_jpeg_url: text or line art is illegible"), "\(text)")
+    #expect(text.contains(narrowDark) && text.contains("?theme=dark: it glares"), "\(text)")
     // The untouched bundle verifies.
     let clean = try MarqueeCLI.run(["verify", b.bundle.path])
     #expect(clean.status == 0, "\(clean.stdoutText)\(clean.stderr)")
