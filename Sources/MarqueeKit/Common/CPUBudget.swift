@@ -78,6 +78,34 @@ public final class CPUBudget: @unchecked Sendable {
   /// Gives a permit back.
   public func release() { semaphore?.signal() }
 
+  /// Serialises the taking of several permits at once (`acquire(_:)`), so
+  /// that at most one thread holds part of a set while it waits for the
+  /// rest: two threads each holding one of the last two permits and each
+  /// waiting for a second would wait for ever.
+  private let gathering = NSLock()
+
+  /// Waits for `count` permits (at most `permits`; at least 1), for a
+  /// thread whose work runs on more than one core (libx264's slice threads
+  /// of a correction, `RenditionWorker`).
+  ///
+  /// - Returns: how many were taken, to hand to `release(_:)`.
+  public func acquire(_ count: Int) -> Int {
+    let n = max(1, min(count, permits ?? count))
+    guard n > 1 else {
+      acquire()
+      return 1
+    }
+    gathering.lock()
+    defer { gathering.unlock() }
+    for _ in 0..<n { acquire() }
+    return n
+  }
+
+  /// Gives `count` permits back.
+  public func release(_ count: Int) {
+    for _ in 0..<count { release() }
+  }
+
   /// Runs `body` holding a permit.
   public func withPermit<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
     acquire()
