@@ -96,15 +96,25 @@ public struct QualityCorrection: Sendable, Equatable {
   ///
   /// - Parameter pictures: the encode's pictures, in decode order.
   /// - Returns: for each picture, whether the buffer held less than
-  ///   `heldFill` of its size when the picture was coded.
+  ///   `heldFill` of its size when the picture was coded and for the
+  ///   second of pictures after it (the buffer's length at `maxRate`): a
+  ///   buffer that fills up within that second was not holding the
+  ///   pictures back, which spares the half-full start and the moment after
+  ///   an IDR of content well under its cap.
   public func heldByCap(_ pictures: [EncodedPicture]) -> [Bool] {
     guard cap.bufferSize > 0, cap.maxRate > 0, frameRate > 0 else { return pictures.map { _ in false } }
     let perPicture = cap.maxRate / frameRate
     var fill = min(cap.initialOccupancy, cap.bufferSize)
-    return pictures.map { picture in
-      let held = fill < Self.heldFill * cap.bufferSize
+    var fills: [Double] = []
+    fills.reserveCapacity(pictures.count)
+    for picture in pictures {
+      fills.append(fill)
       fill = min(cap.bufferSize, fill - Double(picture.bytes * 8) + perPicture)
-      return held
+    }
+    let window = max(1, Int((cap.bufferSize / cap.maxRate * frameRate).rounded()))
+    let limit = Self.heldFill * cap.bufferSize
+    return fills.indices.map { i in
+      fills[i..<min(fills.count, i + window)].allSatisfy { $0 < limit }
     }
   }
 
@@ -145,8 +155,9 @@ public struct QualityCorrection: Sendable, Equatable {
       : Double(heldCount) >= Self.heldShare * Double(pictures.count)
     let heldText = pictures.isEmpty
       ? String(format: "%.0f of %.0f kbit/s", averageBitRate / 1000, cap.maxRate / 1000)
-      : "\(heldCount) of \(pictures.count) pictures" + Self.qpText(pictures, held: held)
-    if capHolds { return .keep(reason: "held to its bit-rate cap: \(heldText)") }
+      : "\(heldCount) of \(pictures.count) pictures"
+    let qp = Self.qpText(pictures, held: held)
+    if capHolds { return .keep(reason: "held to its bit-rate cap: \(heldText)\(qp)") }
     guard let crf = target.nextCRF(after: trials, lowest: lowest) else {
       return .keep(reason: String(format: "at the lowest CRF allowed, %.1f", lowest))
     }
@@ -164,8 +175,8 @@ public struct QualityCorrection: Sendable, Equatable {
     let gain = pictures.isEmpty
       ? (1 - last.ssim) * (1 - pow(10, -slope * (last.crf - crf) / 10))
       : Self.predictedGain(pictures, held: held, from: last.crf, to: crf, slope: slope)
-    let figures = String(format: "+%.4f predicted at CRF %.2f (%.2f dB per CRF point %@; ", gain, crf, slope, slopeSource)
-      + heldText + " held to the cap)"
+    let figures = String(format: "+%.4f predicted at CRF %.2f at %.2f dB per CRF point %@, ", gain, crf, slope, slopeSource)
+      + (pictures.isEmpty ? "no pictures recorded" : heldText + " held to the cap" + qp)
     if gain < min(Self.minimumGain, target.ssim - last.ssim) {
       return .keep(reason: "a correction cannot help: " + figures
         + String(format: ", under %.3f", Self.minimumGain))
@@ -173,16 +184,17 @@ public struct QualityCorrection: Sendable, Equatable {
     return .encodeAgain(crf: crf, reason: figures)
   }
 
-  /// ", QP 38.1 held / 24.0 not" when libx264 reported QPs.
+  /// " (QP 38.1 held, 24.0 not)": the mean QP libx264 reported for the
+  /// held pictures and the others; empty when it reported none.
   private static func qpText(_ pictures: [EncodedPicture], held: [Bool]) -> String {
     func mean(_ wanted: Bool) -> Double? {
       let qps = zip(pictures, held).compactMap { $1 == wanted ? $0.qp : nil }
       return qps.isEmpty ? nil : qps.reduce(0, +) / Double(qps.count)
     }
     switch (mean(true), mean(false)) {
-    case let (h?, n?): return String(format: ", QP %.1f held, %.1f not", h, n)
-    case let (h?, nil): return String(format: ", QP %.1f", h)
-    case let (nil, n?): return String(format: ", QP %.1f", n)
+    case let (h?, n?): return String(format: " (QP %.1f held, %.1f not)", h, n)
+    case let (h?, nil): return String(format: " (QP %.1f)", h)
+    case let (nil, n?): return String(format: " (QP %.1f)", n)
     default: return ""
     }
   }
