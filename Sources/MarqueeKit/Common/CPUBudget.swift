@@ -22,9 +22,12 @@ import Foundation
 /// FFmpeg's decoders and filter graphs run single-threaded under a build's
 /// budget (`libraryThreads` is 1): their threads would compute outside the
 /// permits (a tester counted 6 runnable threads for `--jobs 2`), and the
-/// parallelism comes from renditions and items instead. libx264 always
-/// runs single-threaded for repeatable output
-/// (`VideoBannerBuilder.defaultEncoderThreads`).
+/// parallelism comes from renditions and items instead. libx264 runs
+/// single-threaded for repeatable output
+/// (`VideoBannerBuilder.defaultEncoderThreads`), except the top rendition
+/// encoded again alone, whose two slice threads
+/// (`EncoderEffort.correctionThreads`) its worker holds two permits for
+/// (`acquire(_:)`), or the one a one-permit budget has.
 public final class CPUBudget: @unchecked Sendable {
   /// Permits in all; nil for no limit (every acquire succeeds at once).
   public let permits: Int?

@@ -35,7 +35,7 @@ public enum EncoderEffort {
   /// because they are repeatable under a VBV and frame threads are not
   /// (measured by SHA-256 under load, BENCHMARKS.md "The second encode":
   /// three `threads=2` encodes of the same pictures gave three streams,
-  /// five `threads=2:sliced-threads=1` encodes one); libx264's lookahead
+  /// four `threads=2:sliced-threads=1` encodes one); libx264's lookahead
   /// threads need either (with `threads=1` it sets them to 1 itself).
   public static let correctionThreads = 2
   /// x264 options of that encode beyond `x264Options`.
