@@ -89,4 +89,25 @@ struct QualityCorrectionTests {
     #expect(Self.correction.decide(after: [Trial(crf: 23, ssim: 0.97)], pictures: [], averageBitRate: 2_800_000)
       == .keep(reason: "held to its bit-rate cap: 2800 of 3000 kbit/s"))
   }
+
+  @Test("grain under its cap by a little (issue 26: 0.8775 at CRF 23): the slope across its pictures and the cap's room predict too little, so it is kept")
+  func grainNearTheCapIsKept() {
+    // I, P and B pictures at QP 26, 29 and 31, gaining 0.1 dB per QP point
+    // (generated grain), sizes well under the cap between IDRs.
+    let pictures = (0..<360).map { i -> EncodedPicture in
+      let qp: Double = i % 60 == 0 ? 26 : (i % 4 == 1 ? 29 : 31)
+      let ssim = 1 - pow(10, -(QualityTarget.decibels(0.8775) - 0.1 * (qp - 29.5)) / 10)
+      return EncodedPicture(bytes: i % 60 == 0 ? 60_000 : 9_000, qp: qp, ssim: ssim)
+    }
+    let slope = QualityCorrection.decibelsPerQP(pictures)
+    #expect(slope.map { abs($0 - 0.1) < 0.001 } == true, "\(String(describing: slope))")
+    let decision = Self.correction.decide(after: [Trial(crf: 23, ssim: 0.8775)], pictures: pictures,
+                                          averageBitRate: 2_800_000)
+    guard case .keep(let reason?) = decision else {
+      Issue.record("\(decision)")
+      return
+    }
+    #expect(reason.hasPrefix("a correction cannot help: +0.00") && reason.contains("measured across the pictures")
+              && reason.contains("room under the cap for 0.60 QP (2800 of 3000 kbit/s)"), "\(reason)")
+  }
 }

@@ -15,9 +15,12 @@ import Foundation
 /// (`clip_qscale` in x264's ratecontrol.c), and the buffer of a stream
 /// under its cap fills up; a lower CRF buys such a picture nothing. The
 /// log gives the mean QP libx264 reported for the held pictures and the
-/// others (`Packet.encoderQP`). It then predicts the mean SSIM the next CRF gains on
-/// the other pictures, at the slope the meter measured between the last two
-/// encodes (or `QualityTarget.decibelsPerCRF` before there are two).
+/// others (`Packet.encoderQP`). It then predicts the mean SSIM the next
+/// CRF gains on the other pictures, at the slope the meter measured:
+/// between the last two encodes, or before there are two, across the first
+/// encode's pictures (`decibelsPerQP`; `QualityTarget.decibelsPerCRF` when
+/// they do not say), for no more QP points than the cap leaves room for
+/// (6 per doubling of the encode's average bit rate up to `maxRate`).
 ///
 /// No correction when:
 /// - the last encode reached the target;
@@ -161,28 +164,66 @@ public struct QualityCorrection: Sendable, Equatable {
     guard let crf = target.nextCRF(after: trials, lowest: lowest) else {
       return .keep(reason: String(format: "at the lowest CRF allowed, %.1f", lowest))
     }
-    // The slope the meter measured between the last two encodes; before a
-    // second encode, the model's.
+    // The slope the meter measured: between the last two encodes, or
+    // before a second encode across the first one's pictures (their SSIM
+    // against the QP libx264 gave each); the model's when neither says.
     var slope = QualityTarget.decibelsPerCRF
     var slopeSource = "assumed"
-    if trials.count >= 2 {
+    if trials.count >= 2, trials[trials.count - 2].crf > last.crf {
       let before = trials[trials.count - 2]
-      if before.crf > last.crf {
-        slope = max(0, (QualityTarget.decibels(last.ssim) - QualityTarget.decibels(before.ssim)) / (before.crf - last.crf))
-        slopeSource = "measured"
+      slope = max(0, (QualityTarget.decibels(last.ssim) - QualityTarget.decibels(before.ssim)) / (before.crf - last.crf))
+      slopeSource = "measured between the encodes"
+    } else if let perQP = Self.decibelsPerQP(pictures) {
+      slope = perQP
+      slopeSource = "measured across the pictures"
+    }
+    // The QP points the cap leaves room for: bits about double for every
+    // 6 QP lower (H.264's quantiser step doubles every 6).
+    var lowering = last.crf - crf
+    var roomText = ""
+    if averageBitRate > 0 {
+      let room = 6 * log2(max(1, cap.maxRate / averageBitRate))
+      if room < lowering {
+        lowering = room
+        roomText = String(format: ", room under the cap for %.2f QP (%.0f of %.0f kbit/s)", room,
+                          averageBitRate / 1000, cap.maxRate / 1000)
       }
     }
     let gain = pictures.isEmpty
-      ? (1 - last.ssim) * (1 - pow(10, -slope * (last.crf - crf) / 10))
-      : Self.predictedGain(pictures, held: held, from: last.crf, to: crf, slope: slope)
-    let figures = String(format: "+%.4f predicted at CRF %.2f at %.2f dB per CRF point %@, ", gain, crf, slope, slopeSource)
-      + (pictures.isEmpty ? "no pictures recorded" : heldText + " held to the cap" + qp)
+      ? (1 - last.ssim) * (1 - pow(10, -slope * lowering / 10))
+      : Self.predictedGain(pictures, held: held, from: last.crf, to: last.crf - lowering, slope: slope)
+    let figures = String(format: "+%.4f predicted at CRF %.2f at %.2f dB per CRF point %@", gain, crf, slope, slopeSource)
+      + roomText + ", " + (pictures.isEmpty ? "no pictures recorded" : heldText + " held to the cap" + qp)
     if gain < min(Self.minimumGain, target.ssim - last.ssim) {
       return .keep(reason: "a correction cannot help: " + figures
         + String(format: ", under %.3f", Self.minimumGain))
     }
     return .encodeAgain(crf: crf, reason: figures)
   }
+
+  /// The SSIM decibels (`QualityTarget.decibels`) the pictures of one
+  /// encode gain per QP point lower, from the least-squares line of their
+  /// SSIM against the QP libx264 coded each at (its I, P and B pictures of
+  /// the same content differ by several QP); nil when fewer than 10
+  /// pictures report a QP or their QPs spread by less than 0.5 (standard
+  /// deviation). At most `maxDecibelsPerQP`, at least 0.
+  public static func decibelsPerQP(_ pictures: [EncodedPicture]) -> Double? {
+    let points = pictures.compactMap { p in p.qp.map { ($0, QualityTarget.decibels(p.ssim)) } }
+    guard points.count >= 10 else { return nil }
+    let n = Double(points.count)
+    let mx = points.reduce(0) { $0 + $1.0 } / n, my = points.reduce(0) { $0 + $1.1 } / n
+    var sxx = 0.0, sxy = 0.0
+    for (x, y) in points {
+      sxx += (x - mx) * (x - mx)
+      sxy += (x - mx) * (y - my)
+    }
+    guard sxx / n >= 0.25 else { return nil }
+    return min(Self.maxDecibelsPerQP, max(0, -sxy / sxx))
+  }
+
+  /// The steepest slope `decibelsPerQP` gives, dB per QP point: above the
+  /// 0.39–0.45 dB per CRF point measured on natural clips (BENCHMARKS.md).
+  public static let maxDecibelsPerQP = 0.6
 
   /// " (QP 38.1 held, 24.0 not)": the mean QP libx264 reported for the
   /// held pictures and the others; empty when it reported none.
