@@ -13,7 +13,8 @@ public struct TranscodeRequest: Sendable {
   public var maxHeight: Int
   public var limits: InputLimits
   public var coverPolicy: CoverPolicy
-  /// x264 threads per rendition (0 = libx264's choice).
+  /// x264 threads per rendition (0 = libx264's choice); the top rendition
+  /// encoded again alone runs `EncoderEffort.correctionThreads` instead.
   public var encoderThreads: Int
   /// Short side of the rendition muxed to MP4; nil = nearest 720.
   public var mp4Height: Int?
