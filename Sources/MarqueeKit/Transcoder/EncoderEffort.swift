@@ -52,7 +52,7 @@ public enum EncoderEffort {
       + ";small_source_cap=pixels^\(RenditionPlanner.smallSourcePixelExponent)"
       + ";top_ssim_check=\(QualityTarget.decibelsPerCRF)dB/crf+\(QualityTarget.margin):max\(QualityTarget.maxLowering)"
       + "x\(QualityTarget.maxCorrections):held\(QualityTarget.heldToCapShare)"
-      + ";correction=fill\(QualityCorrection.heldFill):share\(QualityCorrection.heldShare)"
+      + ";correction=fill\(QualityCorrection.heldFill):rate\(QualityCorrection.heldRate):share\(QualityCorrection.heldShare)"
       + ":gain\(QualityCorrection.minimumGain):threads\(correctionThreads):" + correctionOptions.joined(separator: ":")
   }
 }

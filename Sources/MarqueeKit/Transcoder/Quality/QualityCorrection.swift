@@ -52,6 +52,11 @@ public struct QualityCorrection: Sendable, Equatable {
   /// 26 at 720p: 0.40–0.79); content the cap does not hold fills it to the
   /// top between its I pictures.
   public static let heldFill = 0.9
+  /// ... and the pictures of the second from a held one took at least this
+  /// share of the bits `maxRate` brought in: the CRF 17 encode of issue
+  /// 26's grain, held throughout, took 0.80–1.0 of it per second (357 of its
+  /// 360 pictures counted held at 0.8).
+  public static let heldRate = 0.8
   /// The cap holds the encode when at least this share of its pictures
   /// were held by it.
   public static let heldShare = 0.9
@@ -100,10 +105,11 @@ public struct QualityCorrection: Sendable, Equatable {
   /// - Parameter pictures: the encode's pictures, in decode order.
   /// - Returns: for each picture, whether the buffer held less than
   ///   `heldFill` of its size when the picture was coded and for the
-  ///   second of pictures after it (the buffer's length at `maxRate`): a
-  ///   buffer that fills up within that second was not holding the
-  ///   pictures back, which spares the half-full start and the moment after
-  ///   an IDR of content well under its cap.
+  ///   second of pictures after it (the buffer's length at `maxRate`), and
+  ///   those pictures took at least `heldRate` of what `maxRate` brought
+  ///   in meanwhile: a buffer that fills up within that second, or pictures
+  ///   taking well under the cap (a short clip still rising from the
+  ///   half-full start), were not held back.
   public func heldByCap(_ pictures: [EncodedPicture]) -> [Bool] {
     guard cap.bufferSize > 0, cap.maxRate > 0, frameRate > 0 else { return pictures.map { _ in false } }
     let perPicture = cap.maxRate / frameRate
@@ -116,8 +122,12 @@ public struct QualityCorrection: Sendable, Equatable {
     }
     let window = max(1, Int((cap.bufferSize / cap.maxRate * frameRate).rounded()))
     let limit = Self.heldFill * cap.bufferSize
+    var sums = [0]
+    for picture in pictures { sums.append(sums[sums.count - 1] + picture.bytes * 8) }
     return fills.indices.map { i in
-      fills[i..<min(fills.count, i + window)].allSatisfy { $0 < limit }
+      let end = min(fills.count, i + window)
+      let spent = Double(sums[end] - sums[i])
+      return spent >= Self.heldRate * perPicture * Double(end - i) && fills[i..<end].allSatisfy { $0 < limit }
     }
   }
 
