@@ -208,7 +208,7 @@ struct QualityTargetTests {
     #expect(trials.count == 1 && (trials.first?.ssim ?? 1) < 0.9, "\(trials)")
     // The outcome and the log say it was held, counting the pictures.
     let why = try #require(built.qualityShortfall)
-    #expect(why.hasPrefix("held to its bit-rate cap: ") && why.contains(" pictures (QP "), "\(why)")
+    #expect(why.hasPrefix("held to its bit-rate cap: ") && why.contains(" pictures held (QP ") && why.contains(" of 365 kbit/s"), "\(why)")
     #expect(built.summary.contains("(under the target 0.985: held to its bit-rate cap: "), "\(built.summary)")
     #expect(built.qualityCorrections.isEmpty)
     let top = try #require(try Self.variants(in: dir)["320x180"])

@@ -20,13 +20,15 @@ import Foundation
 /// between the last two encodes, or before there are two, across the first
 /// encode's pictures (`decibelsPerQP`; `QualityTarget.decibelsPerCRF` when
 /// they do not say), for no more QP points than the cap leaves room for
-/// (6 per doubling of the encode's average bit rate up to `maxRate`).
+/// (6 per doubling of the encode's average bit rate up to `usableShare`
+/// of `maxRate`).
 ///
 /// No correction when:
 /// - the last encode reached the target;
 /// - `QualityTarget.maxCorrections` corrections were made, or the CRF is at
 ///   its lowest;
-/// - the cap holds: at least `heldShare` of the pictures were held by it;
+/// - the cap holds: at least `heldShare` of the pictures were held by it,
+///   or the average already reaches `usableShare` of `maxRate`;
 /// - the gain predicted is under `minimumGain` (and under what the target
 ///   still needs: a correction predicted to close a smaller shortfall is
 ///   made).
@@ -57,6 +59,12 @@ public struct QualityCorrection: Sendable, Equatable {
   /// 26's grain, held throughout, took 0.80–1.0 of it per second (357 of its
   /// 360 pictures counted held at 0.8).
   public static let heldRate = 0.8
+  /// The share of `maxRate` a capped CRF encode can average: libx264's
+  /// VBV keeps the buffer about half full, so an encode pinned to its cap
+  /// averages under it (the CRF 17 encode of issue 26's grain, held
+  /// throughout: 2.88 Mbit/s of 3 after the half-full start's bonus; its
+  /// CRF 23 encode averaged 2.69, and CRF 17 gained it nothing).
+  public static let usableShare = QualityTarget.heldToCapShare
   /// The cap holds the encode when at least this share of its pictures
   /// were held by it.
   public static let heldShare = 0.9
@@ -152,7 +160,7 @@ public struct QualityCorrection: Sendable, Equatable {
   ///   - trials: the encodes of the top rendition so far, in order.
   ///   - pictures: the last encode's pictures, in decode order; empty
   ///     when the meter recorded none (the cap is then judged by the
-  ///     average: at least `QualityTarget.heldToCapShare` of `maxRate`).
+  ///     average alone: at least `usableShare` of `maxRate`).
   ///   - averageBitRate: the last encode's average video bit rate, bits/s.
   /// - Returns: the decision, with the figures behind it in `reason`.
   public func decide(after trials: [QualityTarget.Trial], pictures: [EncodedPicture],
@@ -163,14 +171,16 @@ public struct QualityCorrection: Sendable, Equatable {
     }
     let held = pictures.isEmpty ? [] : heldByCap(pictures)
     let heldCount = held.filter { $0 }.count
-    let capHolds = pictures.isEmpty
-      ? averageBitRate >= QualityTarget.heldToCapShare * cap.maxRate
-      : Double(heldCount) >= Self.heldShare * Double(pictures.count)
-    let heldText = pictures.isEmpty
-      ? String(format: "%.0f of %.0f kbit/s", averageBitRate / 1000, cap.maxRate / 1000)
-      : "\(heldCount) of \(pictures.count) pictures"
+    // Held when most pictures were, or when the average already reaches
+    // what a capped encode can average (`usableShare`).
+    let capHolds = averageBitRate >= Self.usableShare * cap.maxRate
+      || (!pictures.isEmpty && Double(heldCount) >= Self.heldShare * Double(pictures.count))
+    let rateText = String(format: "%.0f of %.0f kbit/s", averageBitRate / 1000, cap.maxRate / 1000)
+    let heldText = "\(heldCount) of \(pictures.count) pictures"
     let qp = Self.qpText(pictures, held: held)
-    if capHolds { return .keep(reason: "held to its bit-rate cap: \(heldText)\(qp)") }
+    if capHolds {
+      return .keep(reason: "held to its bit-rate cap: " + (pictures.isEmpty ? rateText : "\(heldText) held\(qp), \(rateText)"))
+    }
     guard let crf = target.nextCRF(after: trials, lowest: lowest) else {
       return .keep(reason: String(format: "at the lowest CRF allowed, %.1f", lowest))
     }
@@ -188,11 +198,12 @@ public struct QualityCorrection: Sendable, Equatable {
       slopeSource = "measured across the pictures"
     }
     // The QP points the cap leaves room for: bits about double for every
-    // 6 QP lower (H.264's quantiser step doubles every 6).
+    // 6 QP lower (H.264's quantiser step doubles every 6), up to the rate
+    // libx264's VBV lets a capped CRF encode average (`usableShare`).
     var lowering = last.crf - crf
     var roomText = ""
     if averageBitRate > 0 {
-      let room = 6 * log2(max(1, cap.maxRate / averageBitRate))
+      let room = 6 * log2(max(1, Self.usableShare * cap.maxRate / averageBitRate))
       if room < lowering {
         lowering = room
         roomText = String(format: ", room under the cap for %.2f QP (%.0f of %.0f kbit/s)", room,
