@@ -75,3 +75,24 @@ public final class Packet {
     return copy
   }
 }
+
+// MARK: - Encoder statistics
+
+extension Packet {
+  /// The quantiser its encoder coded the picture at, as the encoder
+  /// reported it; nil when the packet carries no such report.
+  ///
+  /// Read from the packet's `AV_PKT_DATA_QUALITY_STATS` side data, whose
+  /// first 4 bytes are the picture's quality in lambda units (little
+  /// endian). libavcodec's libx264 wrapper attaches it to every packet it
+  /// returns, from the `i_qpplus1` libx264 gives for the picture (its
+  /// frame-level QP, after rate control and the VBV) times
+  /// `FF_QP2LAMBDA` (118), so the value here is that QP (0–69 for 8-bit
+  /// H.264).
+  public var encoderQP: Double? {
+    var size: Int = 0
+    guard let data = av_packet_get_side_data(pointer, AV_PKT_DATA_QUALITY_STATS, &size), size >= 4 else { return nil }
+    let quality = UInt32(data[0]) | UInt32(data[1]) << 8 | UInt32(data[2]) << 16 | UInt32(data[3]) << 24
+    return Double(Int32(bitPattern: quality)) / Double(FF_QP2LAMBDA)
+  }
+}

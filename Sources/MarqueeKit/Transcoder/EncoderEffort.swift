@@ -27,6 +27,20 @@ public enum EncoderEffort {
   /// stays on.
   public static let x264Options = ["b-adapt=2", "rc-lookahead=60", "trellis=2"]
 
+  /// libx264 threads for the top rendition when it is encoded again alone
+  /// (`Transcoder.encodeTopRendition`): sliced threads, each picture cut
+  /// into this many slices coded side by side, so the one encode left
+  /// keeps two cores busy. Fixed, never from `--jobs` or the core count:
+  /// libx264's bytes depend on its thread count and mode. Sliced threads
+  /// because they are repeatable under a VBV and frame threads are not
+  /// (measured by SHA-256 under load, BENCHMARKS.md "The second encode":
+  /// three `threads=2` encodes of the same pictures gave three streams,
+  /// four `threads=2:sliced-threads=1` encodes one); libx264's lookahead
+  /// threads need either (with `threads=1` it sets them to 1 itself).
+  public static let correctionThreads = 2
+  /// x264 options of that encode beyond `x264Options`.
+  public static let correctionOptions = ["sliced-threads=1"]
+
   /// One line for the item fingerprint: the options, the rule that
   /// lowers the CRF of small renditions (`RenditionPlanner.crfOffset`), the
   /// cap of a small source's top rendition, and the top rendition's SSIM
@@ -38,5 +52,7 @@ public enum EncoderEffort {
       + ";small_source_cap=pixels^\(RenditionPlanner.smallSourcePixelExponent)"
       + ";top_ssim_check=\(QualityTarget.decibelsPerCRF)dB/crf+\(QualityTarget.margin):max\(QualityTarget.maxLowering)"
       + "x\(QualityTarget.maxCorrections):held\(QualityTarget.heldToCapShare)"
+      + ";correction=fill\(QualityCorrection.heldFill):rate\(QualityCorrection.heldRate):share\(QualityCorrection.heldShare)"
+      + ":gain\(QualityCorrection.minimumGain):threads\(correctionThreads):" + correctionOptions.joined(separator: ":")
   }
 }

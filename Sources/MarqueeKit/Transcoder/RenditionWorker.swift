@@ -27,7 +27,10 @@ import Foundation
 /// CPU budget: the worker holds one of the build's permits (`CPUBudget`)
 /// while its queue has work (encoding pictures, muxing packets) and none
 /// while it waits for more; a producer blocked on a full queue, or waiting
-/// in `join()`, hands its own permit back while it waits.
+/// in `join()`, hands its own permit back while it waits. A worker whose
+/// libx264 runs slice threads (the top rendition encoded again alone,
+/// `Transcoder.encodeTopRendition`) holds as many permits as threads, as
+/// far as the budget has them.
 ///
 /// Ownership: the encoder and muxers are used only by this worker's thread
 /// between `start()` and `join()`; the creating thread sets them up before
@@ -53,6 +56,11 @@ final class RenditionWorker: @unchecked Sendable {
   private let mp4: OutputContainer?
   private let audioStream: Int
   private let budget: CPUBudget
+  /// Permits taken while there is work: libx264's threads (1, or the
+  /// slice threads of a correction), at most the budget's.
+  private let permitsWhileWorking: Int
+  /// Permits held now (0 while waiting for work).
+  private var held = 0
   /// IDR decisions for pictures scaled here (`.source`).
   private var planner: KeyframePlanner
   private var tail: FilterGraph?
@@ -76,8 +84,10 @@ final class RenditionWorker: @unchecked Sendable {
   #endif
 
   init(encoder: Encoder, hls: OutputContainer, mp4: OutputContainer?, audioStream: Int, budget: CPUBudget,
-       planner: KeyframePlanner, observe: ((Frame) throws -> Void)? = nil, meter: PictureQualityMeter? = nil) {
+       planner: KeyframePlanner, observe: ((Frame) throws -> Void)? = nil, meter: PictureQualityMeter? = nil,
+       permitsWhileWorking: Int = 1) {
     self.encoder = encoder
+    self.permitsWhileWorking = permitsWhileWorking
     self.meter = meter
     self.planner = planner
     self.observe = observe
@@ -150,9 +160,10 @@ final class RenditionWorker: @unchecked Sendable {
   private func pop(holding: inout Bool) -> (Item, Bool) {
     condition.lock()
     if items.isEmpty && holding {
-      // Out of work: give the permit to a thread that has some.
+      // Out of work: give the permits to a thread that has some.
       condition.unlock()
-      budget.release()
+      budget.release(held)
+      held = 0
       holding = false
       condition.lock()
     }
@@ -190,7 +201,7 @@ final class RenditionWorker: @unchecked Sendable {
         continue
       }
       if !holding {
-        budget.acquire()
+        held = budget.acquire(permitsWhileWorking)
         holding = true
       }
       do {
@@ -221,7 +232,7 @@ final class RenditionWorker: @unchecked Sendable {
         fail(error)
       }
     }
-    if holding { budget.release() }
+    if holding { budget.release(held) }
   }
 
   /// Encodes every picture the scaling graph has ready, IDRs forced at

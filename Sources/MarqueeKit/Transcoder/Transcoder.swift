@@ -12,7 +12,8 @@ public struct TranscodeRequest: Sendable {
   /// Cap on the renditions' short side in pixels.
   public var maxHeight: Int
   public var limits: InputLimits
-  /// x264 threads per rendition (0 = libx264's choice).
+  /// x264 threads per rendition (0 = libx264's choice); the top rendition
+  /// encoded again alone runs `EncoderEffort.correctionThreads` instead.
   public var encoderThreads: Int
   /// Short side of the rendition muxed to MP4; nil = nearest 720.
   public var mp4Height: Int?
@@ -35,12 +36,6 @@ public struct TranscodeRequest: Sendable {
   /// Measure the top rendition's SSIM while encoding it
   /// (`TranscodeResult.topQuality`, `PictureQualityMeter`).
   public var measuresTopQuality = false
-  /// Encode only the top rendition again (`QualityTarget`'s correction):
-  /// its HLS rendition, and the MP4 when the MP4 is made from it. The
-  /// other renditions' files are left as they are.
-  public var onlyTopRendition = false
-  /// The top rendition's CRF instead of `crf` + its offset; nil: that.
-  public var topCRF: Double?
   /// Whether a damaged or truncated source is encoded anyway
   /// (`allow_damaged_sources`; `SourceHealth`): when false, the transcode
   /// stops at the first damaged picture and throws
@@ -172,8 +167,45 @@ public struct Transcoder {
   ///   encoder and muxer failures (`encodeFailed`, `writeFailed`); the cause
   ///   carries FFmpeg's reason.
   public func run(_ request: TranscodeRequest) throws(MarqueeError) -> TranscodeResult {
+    try mapErrors(request) { try transcode(request, scope: .everyRendition) }
+  }
+
+  /// Encodes the top rendition again, alone, at `crf`: its HLS rendition,
+  /// and the MP4 when the MP4 is made from it (`VideoPlan.mp4Rendition`
+  /// is 0); the other renditions' files are not touched. The source is
+  /// decoded again (through `request.sourceFile` when set, so the very
+  /// file the first encode read); nobody sees its pictures and no progress
+  /// is reported. The caller removes the files of the encode being
+  /// replaced first (`QualityCorrection` decides whether and at which CRF).
+  ///
+  /// The one libx264 encoder runs with `correctionThreads` threads, fixed
+  /// whatever the budget and the machine, since libx264's bytes depend on
+  /// them; it computes on the permits the item's budget holds
+  /// (`CPUBudget`).
+  ///
+  /// - Returns: the result with the one rendition (the top one) and its
+  ///   SSIM when `request.measuresTopQuality`.
+  /// - Throws: what `run(_:)` throws.
+  public func encodeTopRendition(_ request: TranscodeRequest, crf: Double) throws(MarqueeError) -> TranscodeResult {
+    var alone = request
+    alone.pictureSink = nil
+    alone.progress = nil
+    return try mapErrors(alone) { try transcode(alone, scope: .topRendition(crf: crf)) }
+  }
+
+  /// Which renditions a transcode makes.
+  enum Scope: Equatable {
+    /// Every rendition of the plan, each at its CRF, and the MP4.
+    case everyRendition
+    /// Rendition 0 alone at `crf` (and the MP4 when it is made from it).
+    case topRendition(crf: Double)
+  }
+
+  /// Maps what a transcode throws to `MarqueeError`.
+  private func mapErrors(_ request: TranscodeRequest,
+                         _ body: () throws -> TranscodeResult) throws(MarqueeError) -> TranscodeResult {
     do {
-      return try transcode(request)
+      return try body()
     } catch let e as MarqueeError {
       throw e
     } catch let e as MediaIOError {
@@ -190,15 +222,17 @@ public struct Transcoder {
   }
 
   /// The pipeline of one source, part by part.
-  private func transcode(_ request: TranscodeRequest) throws -> TranscodeResult {
+  private func transcode(_ request: TranscodeRequest, scope: Scope) throws -> TranscodeResult {
     let source = try SourceStreams(request)
     var plan = RenditionPlanner.plan(stream: source.video, requests: request.ladder, maxHeight: request.maxHeight,
                                      mp4Height: request.mp4Height)
     var writesMP4 = true
-    if request.onlyTopRendition {
+    var topCRF: Double? = nil
+    if case .topRendition(let crf) = scope {
       writesMP4 = plan.mp4Rendition == 0
       plan.renditions = [plan.renditions[0]]
       plan.mp4Rendition = 0
+      topCRF = crf
     }
     try? FileManager.default.createDirectory(at: request.outputDirectory, withIntermediateDirectories: true)
     let planners = plan.renditions.map { _ in
@@ -206,7 +240,8 @@ public struct Transcoder {
                       firstSegmentDuration: request.firstSegmentDuration)
     }
     let outputs = try TranscodeOutputs(plan: plan, request: request, gopLength: planners[0].gopLength,
-                                       audioChannels: source.audio.map { _ in source.audioChannels }, writesMP4: writesMP4)
+                                       audioChannels: source.audio.map { _ in source.audioChannels }, writesMP4: writesMP4,
+                                       topCRF: topCRF)
     let fanOut = try RenditionFanOut(outputs: outputs, plan: plan, planners: planners, budget: request.budget,
                                      sink: request.pictureSink, frameDuration: 1 / plan.frameRate.doubleValue,
                                      measuresTop: request.measuresTopQuality)

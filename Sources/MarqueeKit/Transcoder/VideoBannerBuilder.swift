@@ -13,15 +13,21 @@ public struct BuiltVideoBanner: Sendable {
   /// The top rendition's encodes for the SSIM target, in order (empty when
   /// `video_target_ssim` is 0): one, or more when it was encoded again.
   public var qualityTrials: [QualityTarget.Trial] = []
-  /// Why the last trial is still short of the target (`QualityTarget.shortfall`); nil when it is not.
+  /// Why the last trial is still short of the target (`QualityCorrection`:
+  /// held to the cap, a gain too small to encode for, the lowest CRF, the
+  /// most corrections); nil when it is not.
   public var qualityShortfall: String? = nil
+  /// Why each correction was made, in order (`QualityCorrection`: the
+  /// gain predicted, the slope, the pictures held to the cap).
+  public var qualityCorrections: [String] = []
   /// What decoding found wrong with the source (`allow_damaged_sources`
   /// built it anyway); sound for a clean source.
   public var health: SourceHealth { result.health }
 }
 
 /// The video banner's stage chain: transcoder (and, when the top rendition
-/// misses `video_target_ssim`, its correction: `QualityTarget`) → master and I-frame
+/// misses `video_target_ssim` and a lower CRF can help, its correction:
+/// `QualityCorrection`, `Transcoder.encodeTopRendition`) → master and I-frame
 /// playlists from the segments the muxers wrote (`RenditionSegments`; the
 /// start variant listed first) → cover stage (the chosen frame or the job's
 /// poster, with its dark variant) → the manifest entry, whose duration is
@@ -33,6 +39,8 @@ public struct VideoBannerBuilder: Sendable {
   /// x264 threads per rendition; fixed (not derived from `--jobs` or the
   /// core count) because libx264's output depends on its thread count, so
   /// the same job and sources encode to the same bytes on any machine.
+  /// (A correction of the top rendition, the only encode left of its item,
+  /// runs `EncoderEffort.correctionThreads` slice threads, as fixed.)
   public var encoderThreads: Int
 
   /// One x264 thread per rendition: libx264's frame threads make its rate
@@ -83,7 +91,8 @@ public struct VideoBannerBuilder: Sendable {
     request.sourceFile = sourceFile
     var result = try Transcoder().run(request)
     try Self.checkUnchanged(sourceFile)
-    let (trials, shortfall) = try reachTargetSSIM(&result, request: request, itemFolder: dir)
+    let quality = try reachTargetSSIM(&result, request: request, itemFolder: dir)
+    let trials = quality.trials, shortfall = quality.shortfall
 
     // Master and I-frame playlists from the segments the muxers wrote.
     var variants: [MasterPlaylistWriter.Variant] = []
@@ -121,6 +130,7 @@ public struct VideoBannerBuilder: Sendable {
                          coverOutput.origin + ", dark: \(cover.darkKind), \(cover.darkMethod.rawValue)")
     if !trials.isEmpty {
       summary += ", top SSIM " + trials.map { String(format: "%.4f at CRF %.2f", $0.ssim, $0.crf) }.joined(separator: " → ")
+      for why in quality.corrections { summary += " (encoded again: \(why))" }
       if let why = shortfall { summary += String(format: " (under the target %.3f: %@)", settings.videoTargetSSIM, why) }
     }
     let health = result.health
@@ -136,7 +146,7 @@ public struct VideoBannerBuilder: Sendable {
     }
     return BuiltVideoBanner(entry: entry, warnings: result.warnings + coverOutput.warnings, summary: summary,
                             result: result, coverTime: coverOutput.time, qualityTrials: trials,
-                            qualityShortfall: shortfall)
+                            qualityShortfall: shortfall, qualityCorrections: quality.corrections)
   }
 
   /// Fails the item when its source was written in place while it was
@@ -151,37 +161,40 @@ public struct VideoBannerBuilder: Sendable {
     }
   }
 
-  /// Encodes the top rendition again at a lower CRF while it misses
-  /// `video_target_ssim` (`QualityTarget.nextCRF`), replacing its HLS
-  /// rendition (and the MP4 when the MP4 is made from it) in `result`. The
-  /// source is decoded again for each correction; the other renditions are
-  /// kept as they are.
+  /// Encodes the top rendition again at a lower CRF while
+  /// `QualityCorrection` finds that it misses `video_target_ssim` and that a
+  /// lower CRF can still help (`Transcoder.encodeTopRendition`), replacing
+  /// its HLS rendition (and the MP4 when the MP4 is made from it) in
+  /// `result`. The source is decoded again for each correction; the other
+  /// renditions are kept as they are.
   ///
   /// - Returns: the top rendition's encodes, the first one included (empty
-  ///   when the check is off), and why the last is still short, if it is.
+  ///   when the check is off), why each correction was made, and why the
+  ///   last encode is still short, if it is.
   /// - Throws: what the transcoder throws; the caller removes the item.
   private func reachTargetSSIM(_ result: inout TranscodeResult, request: TranscodeRequest,
-                               itemFolder dir: URL) throws -> ([QualityTarget.Trial], String?) {
-    guard settings.videoTargetSSIM > 0, var quality = result.topQuality else { return ([], nil) }
-    let target = QualityTarget(ssim: settings.videoTargetSSIM)
+                               itemFolder dir: URL) throws -> QualityOutcome {
+    guard settings.videoTargetSSIM > 0, var quality = result.topQuality else { return QualityOutcome() }
     let top = result.renditions[0].plan
-    let lowest = max(JobSettings.videoCRFRange.lowerBound, top.crf(jobCRF: settings.videoCRF) - QualityTarget.maxLowering)
-    var trials = [QualityTarget.Trial(crf: result.topCRF, ssim: quality.ssim)]
-    func heldToCap() -> Bool {
-      quality.averageBitRate(duration: result.pictureDuration) >= QualityTarget.heldToCapShare * Double(top.maxRate)
-    }
-    while let crf = target.nextCRF(after: trials, heldToCap: heldToCap(), lowest: lowest) {
-      var again = request
-      again.onlyTopRendition = true
-      again.topCRF = crf
-      again.pictureSink = nil
-      again.progress = nil
+    let correction = QualityCorrection(
+      target: QualityTarget(ssim: settings.videoTargetSSIM), cap: .init(top),
+      frameRate: result.plan.frameRate.doubleValue,
+      lowest: max(JobSettings.videoCRFRange.lowerBound, top.crf(jobCRF: settings.videoCRF) - QualityTarget.maxLowering))
+    var outcome = QualityOutcome(trials: [QualityTarget.Trial(crf: result.topCRF, ssim: quality.ssim)])
+    while true {
+      let decision = correction.decide(after: outcome.trials, pictures: quality.encodedPictures,
+                                       averageBitRate: quality.averageBitRate(duration: result.pictureDuration))
+      guard case .encodeAgain(let crf, let why) = decision else {
+        if case .keep(let why) = decision { outcome.shortfall = why }
+        return outcome
+      }
+      outcome.corrections.append(why)
       // No file of the encode being replaced may outlive it.
       try FileManager.default.removeItem(at: dir.appendingPathComponent(top.name, isDirectory: true))
       if result.plan.mp4Rendition == 0 {
         try FileManager.default.removeItem(at: dir.appendingPathComponent(result.mp4Path))
       }
-      let corrected = try Transcoder().run(again)
+      let corrected = try Transcoder().encodeTopRendition(request, crf: crf)
       guard let measured = corrected.topQuality, corrected.renditions.count == 1 else {
         throw MarqueeError(.encodeFailed, "the top rendition's correction measured no SSIM")
       }
@@ -198,8 +211,17 @@ public struct VideoBannerBuilder: Sendable {
       result.topCRF = corrected.topCRF
       result.topQuality = measured
       quality = measured
-      trials.append(.init(crf: crf, ssim: measured.ssim))
+      outcome.trials.append(.init(crf: crf, ssim: measured.ssim))
     }
-    return (trials, target.shortfall(after: trials, heldToCap: heldToCap(), lowest: lowest))
+  }
+
+  /// What the SSIM check did to the top rendition.
+  struct QualityOutcome {
+    /// Its encodes, in order (empty when the check is off).
+    var trials: [QualityTarget.Trial] = []
+    /// Why each correction was made (`QualityCorrection.Decision`).
+    var corrections: [String] = []
+    /// Why the last encode is still short of the target; nil when it is not.
+    var shortfall: String? = nil
   }
 }

@@ -14,22 +14,16 @@ struct QualityTargetTests {
 
   // MARK: - The CRF rule
 
-  @Test("no correction when the target is met, the rendition was held to its cap, the CRF is at its floor, or after two corrections")
+  @Test("no next CRF when the target is met, the CRF is at its floor, or after two corrections")
   func whenNotToCorrect() {
     let target = QualityTarget(ssim: 0.985)
-    #expect(target.nextCRF(after: [Trial(crf: 23, ssim: 0.9851)], heldToCap: false, lowest: 17) == nil)
-    #expect(target.nextCRF(after: [Trial(crf: 23, ssim: 0.97)], heldToCap: true, lowest: 17) == nil)
-    #expect(target.nextCRF(after: [Trial(crf: 17, ssim: 0.97)], heldToCap: false, lowest: 17) == nil)
+    #expect(target.nextCRF(after: [Trial(crf: 23, ssim: 0.9851)], lowest: 17) == nil)
+    #expect(target.nextCRF(after: [Trial(crf: 17, ssim: 0.97)], lowest: 17) == nil)
     let three = [Trial(crf: 23, ssim: 0.97), Trial(crf: 21, ssim: 0.975), Trial(crf: 19, ssim: 0.98)]
-    #expect(target.nextCRF(after: three, heldToCap: false, lowest: 10) == nil)
+    #expect(target.nextCRF(after: three, lowest: 10) == nil)
     // Within a quarter point of the floor: no encode for a tenth of a point.
     let nearFloor = [Trial(crf: 35, ssim: 0.9749), Trial(crf: 29.1, ssim: 0.9836)]
-    #expect(target.nextCRF(after: nearFloor, heldToCap: false, lowest: 29) == nil)
-    // And the log says why it stopped short.
-    #expect(target.shortfall(after: nearFloor, heldToCap: false, lowest: 29) == "at the lowest CRF allowed, 29.0")
-    #expect(target.shortfall(after: [Trial(crf: 23, ssim: 0.97)], heldToCap: true, lowest: 17) == "held to its bit-rate cap")
-    #expect(target.shortfall(after: three, heldToCap: false, lowest: 10) == "after 2 corrections")
-    #expect(target.shortfall(after: [Trial(crf: 23, ssim: 0.99)], heldToCap: false, lowest: 17) == nil)
+    #expect(target.nextCRF(after: nearFloor, lowest: 29) == nil)
   }
 
   @Test("the source is read through one descriptor: a file renamed over its path is not seen; one written in place fails the item")
@@ -66,18 +60,18 @@ struct QualityTargetTests {
     let target = QualityTarget(ssim: 0.985)
     // 0.9810 is 17.212 dB, 0.985 is 18.239 dB: 1.027 dB short, 2.57 CRF + 0.25,
     // so 20.18, down to the tenth.
-    let first = try #require(target.nextCRF(after: [Trial(crf: 23, ssim: 0.9810)], heldToCap: false, lowest: 17))
+    let first = try #require(target.nextCRF(after: [Trial(crf: 23, ssim: 0.9810)], lowest: 17))
     #expect(abs(first - 20.1) < 0.001, "\(first)")
     // Measured 0.5 dB per CRF between 23 and 21: 0.3 dB short → 0.6 + 0.25.
     let s21 = 1 - pow(10, -(QualityTarget.decibels(0.9810) + 1.0) / 10)
     let second = try #require(target.nextCRF(after: [Trial(crf: 23, ssim: 0.9810), Trial(crf: 21, ssim: s21)],
-                                             heldToCap: false, lowest: 17))
+                                             lowest: 17))
     let shortfall = QualityTarget.decibels(0.985) - QualityTarget.decibels(s21)
     let unrounded = 21 - shortfall / 0.5 - 0.25
     #expect(second <= unrounded + 1e-6 && second > unrounded - 0.1, "\(second), \(unrounded) before rounding")
     // Never below the floor; always at least a quarter point lower.
-    #expect(target.nextCRF(after: [Trial(crf: 20, ssim: 0.90)], heldToCap: false, lowest: 17) == 17)
-    #expect(target.nextCRF(after: [Trial(crf: 23, ssim: 0.98499)], heldToCap: false, lowest: 17) == 22.7)
+    #expect(target.nextCRF(after: [Trial(crf: 20, ssim: 0.90)], lowest: 17) == 17)
+    #expect(target.nextCRF(after: [Trial(crf: 23, ssim: 0.98499)], lowest: 17) == 22.7)
   }
 
   // MARK: - Builds
@@ -136,6 +130,10 @@ struct QualityTargetTests {
     let first = try #require(trials.first), last = try #require(trials.last)
     #expect(first.ssim < target && abs(first.crf - 21) < 0.01, "\(trials)")
     #expect(last.ssim >= target && last.crf < first.crf && last.crf >= first.crf - QualityTarget.maxLowering, "\(trials)")
+    // The log says why: the gain QualityCorrection predicted.
+    #expect(built.qualityCorrections.count == trials.count - 1
+              && built.qualityCorrections.allSatisfy { $0.contains("predicted at CRF") }, "\(built.qualityCorrections)")
+    #expect(built.summary.contains("(encoded again: +0."), "\(built.summary)")
 
     let files = try Self.variants(in: dir)
     let top = try #require(files["320x180"]), lower = try #require(files.first { $0.key != "320x180" }?.value)
@@ -164,6 +162,18 @@ struct QualityTargetTests {
       #expect(abs(v.segments.reduce(0) { $0 + $1.duration } - 2) < 0.001)
     }
     #expect(try Oracle.videoPackets(top).first?.key == true)
+
+    // The correction's libx264 runs slice threads, a fixed two: the same
+    // bytes on one permit (`--jobs 1`) as without a limit.
+    let onePermit = dir.appendingPathComponent("one-permit")
+    let budget = CPUBudget.forJobs(1)
+    budget.acquire()
+    defer { budget.release() }
+    let again = try RateControlTests.build(source, in: onePermit, settings: Self.settings(target: target), budget: budget)
+    #expect(again.qualityTrials == trials)
+    let a = try Oracle.digests(under: dir.appendingPathComponent("videos/item"))
+    let b = try Oracle.digests(under: onePermit.appendingPathComponent("videos/item"))
+    #expect(!a.isEmpty && a == b, "files differing: \(a.keys.filter { a[$0] != b[$0] }.sorted())")
   }
 
   @Test("a top rendition that meets the target is encoded once: the bundle is byte-identical to one built with the check off")
@@ -196,7 +206,15 @@ struct QualityTargetTests {
     let built = try Self.build(source, in: dir, settings: JobSettings())
     let trials = built.qualityTrials
     #expect(trials.count == 1 && (trials.first?.ssim ?? 1) < 0.9, "\(trials)")
+    // The outcome and the log say it was held, counting the pictures.
+    let why = try #require(built.qualityShortfall)
+    #expect(why.hasPrefix("held to its bit-rate cap: ") && why.contains(" pictures held (QP ") && why.contains(" of 365 kbit/s"), "\(why)")
+    #expect(built.summary.contains("(under the target 0.985: held to its bit-rate cap: "), "\(built.summary)")
+    #expect(built.qualityCorrections.isEmpty)
     let top = try #require(try Self.variants(in: dir)["320x180"])
+    // The published top rendition is the first encode, at its CRF.
+    let topCRF = try #require(RateControlTests.x264Options(top)["crf"].flatMap(Double.init))
+    #expect(abs(topCRF - (trials.first?.crf ?? 0)) < 0.001, "published at crf \(topCRF)")
     let bits = Double(try Oracle.videoPacketSizes(top).reduce(0) { $0 + $1.bytes } * 8) / 2
     #expect(bits >= QualityTarget.heldToCapShare * 365_000 * 0.99, "the grain averaged \(Int(bits)) bit/s")
   }

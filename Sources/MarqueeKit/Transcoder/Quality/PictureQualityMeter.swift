@@ -11,16 +11,39 @@ public struct PictureQuality: Sendable, Equatable {
   public var pictures: Int
   /// Bytes of the encoded video packets (no container, no audio).
   public var videoBytes: Int
+  /// Every encoded picture, in decode order (the order libx264 gave its
+  /// packets, the order its VBV buffer is drained in); empty when not
+  /// recorded. `QualityCorrection` reads them.
+  public var encodedPictures: [EncodedPicture]
 
-  public init(ssim: Double, pictures: Int, videoBytes: Int) {
+  public init(ssim: Double, pictures: Int, videoBytes: Int, encodedPictures: [EncodedPicture] = []) {
     self.ssim = ssim
     self.pictures = pictures
     self.videoBytes = videoBytes
+    self.encodedPictures = encodedPictures
   }
 
   /// Average video bit rate over `duration` seconds, bits per second.
   public func averageBitRate(duration: Double) -> Double {
     duration > 0 ? Double(videoBytes) * 8 / duration : 0
+  }
+}
+
+/// One picture of an encode, as its encoder and the meter saw it.
+public struct EncodedPicture: Sendable, Equatable {
+  /// Bytes of its H.264 packet (no container).
+  public var bytes: Int
+  /// The frame-level QP libx264 coded it at (`Packet.encoderQP`); nil when
+  /// the packet carried no report.
+  public var qp: Double?
+  /// Its SSIM (libavfilter's `ssim` "All") against the picture that was
+  /// encoded, 0–1.
+  public var ssim: Double
+
+  public init(bytes: Int, qp: Double?, ssim: Double) {
+    self.bytes = bytes
+    self.qp = qp
+    self.ssim = ssim
   }
 }
 
@@ -45,6 +68,10 @@ final class PictureQualityMeter {
   private var sum = 0.0
   private var count = 0
   private var bytes = 0
+  /// Each packet's PTS, size and QP, in decode order.
+  private var packets: [(pts: Int64?, bytes: Int, qp: Double?)] = []
+  /// Each compared picture's SSIM, by PTS.
+  private var pictureSSIM: [Int64: Double] = [:]
 
   /// The frame metadata key of the `ssim` filter's per-picture figure.
   static let ssimKey = "lavfi.ssim.All"
@@ -80,6 +107,7 @@ final class PictureQualityMeter {
   ///   picture of the same PTS.
   func encoded(_ packet: Packet) throws {
     bytes += packet.size
+    packets.append((packet.pts, packet.size, packet.encoderQP))
     while try decoder.send(packet) == .produced {
       try receiveAll()
     }
@@ -94,7 +122,11 @@ final class PictureQualityMeter {
     try graph.push(nil, input: 1)
     try pullAll()
     references.removeAll()
-    return PictureQuality(ssim: count > 0 ? sum / Double(count) : 0, pictures: count, videoBytes: bytes)
+    let pictures = packets.map { p in
+      EncodedPicture(bytes: p.bytes, qp: p.qp, ssim: p.pts.flatMap { pictureSSIM[$0] } ?? 0)
+    }
+    return PictureQuality(ssim: count > 0 ? sum / Double(count) : 0, pictures: count, videoBytes: bytes,
+                          encodedPictures: pictures)
   }
 
   private func receiveAll() throws {
@@ -115,6 +147,7 @@ final class PictureQualityMeter {
       }
       sum += value
       count += 1
+      if let pts = compared.pts { pictureSSIM[pts] = value }
     }
   }
 }

@@ -13,9 +13,9 @@ import Foundation
 /// the CRF. The other renditions are the bandwidth-bound fallbacks and keep
 /// the job's CRF.
 ///
-/// No second encode when the rendition was held to its VBV cap (its
-/// average at least `heldToCapShare` of the cap): a lower CRF cannot buy
-/// quality the cap does not pay for.
+/// Whether to encode again at all is `QualityCorrection`'s decision: not
+/// when the VBV cap held the encode (a lower CRF cannot buy quality the
+/// cap does not pay for), nor when the gain it predicts is too small.
 public struct QualityTarget: Sendable, Equatable {
   /// SSIM (libavfilter's `ssim` "All" mean) to reach, 0–1.
   public var ssim: Double
@@ -34,7 +34,8 @@ public struct QualityTarget: Sendable, Equatable {
   /// Corrections at most (each is one more encode of the top rendition).
   public static let maxCorrections = 2
   /// A rendition whose average video bit rate is at least this share of
-  /// its cap is held to the cap.
+  /// its cap is held to the cap, when its pictures were not recorded
+  /// (`QualityCorrection` otherwise counts the pictures the cap held).
   public static let heldToCapShare = 0.9
   /// The default `video_target_ssim`: Marquee's SSIM target for the top
   /// rendition (issue 10's "top rung at least 0.985").
@@ -61,18 +62,17 @@ public struct QualityTarget: Sendable, Equatable {
   ///
   /// - Parameters:
   ///   - trials: the encodes so far, in order (at least one).
-  ///   - heldToCap: whether the last one was held to its VBV cap.
   ///   - lowest: the lowest CRF allowed (the job's CRF less `maxLowering`,
   ///     at least `JobSettings.videoCRFRange`'s lower bound).
-  /// - Returns: nil when the last trial reached the target, was held to its
-  ///   cap, `maxCorrections` corrections were made, or the CRF is already
+  /// - Returns: nil when the last trial reached the target,
+  ///   `maxCorrections` corrections were made, or the CRF is already
   ///   at `lowest` or within a quarter point of it. Otherwise the CRF the slope says reaches the target,
   ///   plus `margin`: the slope between the last two trials when they
   ///   differ by at least 0.1 dB per CRF point, else `decibelsPerCRF`.
   ///   Always at least 0.25 below the last CRF, rounded down to a tenth,
   ///   and at least `lowest`.
-  public func nextCRF(after trials: [Trial], heldToCap: Bool, lowest: Double) -> Double? {
-    guard let last = trials.last, last.ssim < ssim, !heldToCap, trials.count <= Self.maxCorrections,
+  public func nextCRF(after trials: [Trial], lowest: Double) -> Double? {
+    guard let last = trials.last, last.ssim < ssim, trials.count <= Self.maxCorrections,
           last.crf > lowest + 0.01 else { return nil }
     var slope = Self.decibelsPerCRF
     if trials.count >= 2 {
@@ -87,14 +87,5 @@ public struct QualityTarget: Sendable, Equatable {
     let next = max(lowest, ((last.crf - step) * 10 + 1e-6).rounded(.down) / 10)
     // Held at the floor a step can shrink to a tenth: not worth an encode.
     return last.crf - next >= 0.25 - 1e-9 ? next : nil
-  }
-
-  /// Why the last trial is still short of the target, in a few words, or
-  /// nil when it reached it: the same tests as `nextCRF`.
-  public func shortfall(after trials: [Trial], heldToCap: Bool, lowest: Double) -> String? {
-    guard let last = trials.last, last.ssim < ssim else { return nil }
-    if heldToCap { return "held to its bit-rate cap" }
-    if trials.count > Self.maxCorrections { return "after \(Self.maxCorrections) corrections" }
-    return "at the lowest CRF allowed, \(String(format: "%.1f", lowest))"
   }
 }
