@@ -211,7 +211,7 @@ extension DarkVariantGenerator {
     var members: [Int] = []
     var stack: [Int] = []
     var histogram = [Int](repeating: 0, count: 256)
-    var colours: [Int: Int] = [:]
+    var colours = [Int32](repeating: 0, count: 1 << 15)
 
     /// Collects the 4-connected component of `start` over pixels where
     /// `inside` holds into `members`.
@@ -415,7 +415,7 @@ extension DarkVariantGenerator {
   /// and icons on the panel are flat and stay graphics.
   func keepPhotographs(in members: [Int], pixels p: UnsafeBufferPointer<UInt8>, width w: Int, height h: Int,
                        keep: inout [Bool]) {
-    var colours: [Int: Int] = [:]
+    var colours = [Int32](repeating: 0, count: 1 << 15)
     let mode = Self.dominantColour(of: members, pixels: p, counts: &colours)
     let panel = (Int(mode.r), Int(mode.g), Int(mode.b))
     let tolerance = ClassifierThresholds.backgroundTolerance + 4
@@ -523,14 +523,22 @@ extension DarkVariantGenerator {
   /// A region's most common colour: the 5-bit-per-channel bin holding most
   /// of its pixels, as the exact mean of the pixels in that bin.
   ///
-  /// - Parameter counts: scratch space, overwritten.
-  static func dominantColour(of region: [Int], pixels p: UnsafeBufferPointer<UInt8>, counts: inout [Int: Int])
+  /// - Parameter counts: scratch space, 32768 zeros (left zero).
+  static func dominantColour(of region: [Int], pixels p: UnsafeBufferPointer<UInt8>, counts: inout [Int32])
     -> (r: UInt8, g: UInt8, b: UInt8)
   {
     @inline(__always) func bin(_ i: Int) -> Int { Int(p[i] >> 3) << 10 | Int(p[i + 1] >> 3) << 5 | Int(p[i + 2] >> 3) }
-    counts.removeAll(keepingCapacity: true)
-    for idx in region { counts[bin(idx * 4), default: 0] += 1 }
-    let mode = counts.max { $0.value < $1.value }?.key ?? 0
+    // `counts` is all zero on entry and left so: only the bins touched are
+    // counted, compared and cleared.
+    var mode = 0, best: Int32 = 0
+    counts.withUnsafeMutableBufferPointer { c in
+      for idx in region {
+        let b = bin(idx * 4)
+        c[b] += 1
+        if c[b] > best || (c[b] == best && b < mode) { best = c[b]; mode = b }
+      }
+      for idx in region { c[bin(idx * 4)] = 0 }
+    }
     var sum = (0, 0, 0), n = 0
     for idx in region where bin(idx * 4) == mode {
       let i = idx * 4
@@ -540,4 +548,5 @@ extension DarkVariantGenerator {
     let d = max(n, 1)
     return (UInt8(sum.0 / d), UInt8(sum.1 / d), UInt8(sum.2 / d))
   }
+
 }

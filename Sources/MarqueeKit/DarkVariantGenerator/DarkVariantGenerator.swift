@@ -130,8 +130,9 @@ public struct DarkVariantGenerator: Sendable {
     if analysis.kind == .photograph { analysis.panel = lightPanel(in: image) }
     var best: (variant: DarkVariant, shortfall: Double)?
     let shownLight = ShownPicture(image, on: surfaces.light)
+    let meanBefore = Luma.mean(of: image)
     for method in methods(for: analysis) {
-      var variant = apply(method, to: image, analysis: analysis, shownLightMean: shownLight.meanLuma)
+      var variant = apply(method, to: image, analysis: analysis, shownLightMean: shownLight.meanLuma, meanLumaBefore: meanBefore)
       let judgement = PictureLook.judgeDarkVariant(
         light: image, dark: variant.image, surfaces: surfaces, isPhotograph: analysis.kind == .photograph,
         shownLight: shownLight)
@@ -182,9 +183,12 @@ public struct DarkVariantGenerator: Sendable {
 
   /// One method applied, with the darker-as-shown passes.
   ///
-  /// - Parameter shownLightMean: `PictureLook.shownMeanLuma(image, on:
-  ///   surfaces.light)` when the caller has it.
-  func apply(_ method: DarkMethod, to image: RGBAImage, analysis: Analysis, shownLightMean: Double? = nil) -> DarkVariant {
+  /// - Parameters:
+  ///   - shownLightMean: `PictureLook.shownMeanLuma(image, on:
+  ///     surfaces.light)` when the caller has it.
+  ///   - meanLumaBefore: `Luma.mean(of: image)` when the caller has it.
+  func apply(_ method: DarkMethod, to image: RGBAImage, analysis: Analysis, shownLightMean: Double? = nil,
+             meanLumaBefore: Double? = nil) -> DarkVariant {
     var output: RGBAImage
     switch method {
     case .dimmed:
@@ -219,7 +223,7 @@ public struct DarkVariantGenerator: Sendable {
     }
     var variant = DarkVariant(
       image: output, kind: analysis.kind,
-      meanLumaBefore: Luma.mean(of: image),
+      meanLumaBefore: meanLumaBefore ?? Luma.mean(of: image),
       meanLumaAfter: Luma.mean(of: output))
     variant.method = method
     return variant
