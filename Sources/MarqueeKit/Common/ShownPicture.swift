@@ -76,14 +76,20 @@ struct ShownPicture: Sendable {
             for ox in 0..<w {
               let x0 = ox * f, x1 = min(x0 + f, image.width)
               var r: Int32 = 0, g: Int32 = 0, b: Int32 = 0, alpha: Int32 = 0
+              // The run's opaque pixels' own sums: their luma sum is the
+              // weighted sum of these, exactly.
+              var ro: Int32 = 0, go: Int32 = 0, bo: Int32 = 0
               var i = (base + x0) * 4
               for _ in x0..<x1 {
                 let a = Int32(p[i + 3])
                 if a == 255 {
-                  r += Int32(p[i]); g += Int32(p[i + 1]); b += Int32(p[i + 2])
-                  let l = 2126 * Int64(p[i]) + 7152 * Int64(p[i + 1]) + 722 * Int64(p[i + 2])
-                  opaqueLuma += l
-                  if l >= glareThreshold { glaring += 1 }
+                  ro += Int32(p[i]); go += Int32(p[i + 1]); bo += Int32(p[i + 2])
+                  // Luma 225 needs green 190 or more (the other two at
+                  // 255 give 208 at green 189).
+                  if p[i + 1] >= 190,
+                     2126 * Int64(p[i]) + 7152 * Int64(p[i + 1]) + 722 * Int64(p[i + 2]) >= glareThreshold {
+                    glaring += 1
+                  }
                 } else {
                   let fa = Double(a) / 255
                   let l = (0.2126 * Double(p[i]) + 0.7152 * Double(p[i + 1]) + 0.0722 * Double(p[i + 2])) * fa
@@ -98,6 +104,8 @@ struct ShownPicture: Sendable {
                 alpha += a
                 i += 4
               }
+              opaqueLuma += 2126 * Int64(ro) + 7152 * Int64(go) + 722 * Int64(bo)
+              r += ro; g += go; b += bo
               let o = row + ox
               s[o * 3] += r; s[o * 3 + 1] += g; s[o * 3 + 2] += b
               n[o] += Int32(x1 - x0)
