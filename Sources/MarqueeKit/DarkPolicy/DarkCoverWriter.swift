@@ -58,6 +58,15 @@ struct DarkCoverWriter: Sendable {
       }
       var warnings = designer.warnings
       if let warning = fitted.warning { warnings.append(warning) }
+      // Fitted like a poster: the cover-crop of the picture scaled to the
+      // video's size; far smaller, it looks blurred.
+      let upscale = max(Double(entry.width) / Double(max(1, designer.image.width)),
+                        Double(entry.height) / Double(max(1, designer.image.height)))
+      if upscale > ImageRenderer.designerUpscaleWarning {
+        warnings.append(String(format: "dark picture %@ is %dx%d: scaled up %.1fx to the video's %dx%d, it will look blurred; supply one at least %dx%d",
+                               designer.text, designer.image.width, designer.image.height, upscale, entry.width, entry.height,
+                               entry.width, entry.height))
+      }
       if let glare = DesignerDarkPicture.glareWarning(fitted.image, on: settings.darkSurface) {
         warnings.append("dark picture \(designer.text) \(glare)")
       }

@@ -170,10 +170,11 @@ struct DarkPolicyBuildTests {
       ["id": "good", "type": "image", "source": "light.png", "dark": "same"],
       ["id": "tiny", "type": "image", "source": "light.png", "dark": ["image": "tiny-dark.png"]],
       ["id": "clear", "type": "image", "source": "light.png", "dark": ["image": "clear-dark.png"]],
+      ["id": "tiny-clip", "type": "video", "source": "clip.mp4", "dark": ["image": "tiny-dark.png"]],
     ])
     let report = try await BundleBuilder().build(job: try fixture.readJob(),
                                                  options: BuildOptions(outputRoot: fixture.out, allowPartial: true))
-    #expect(report.items.map(\.status) == [.failed, .failed, .failed, .failed, .failed, .built, .built, .failed],
+    #expect(report.items.map(\.status) == [.failed, .failed, .failed, .failed, .failed, .built, .built, .failed, .built],
             "\(report.items.map(\.failure))")
     #expect(report.published)
     let failures = report.items.compactMap(\.failure)
@@ -198,6 +199,10 @@ struct DarkPolicyBuildTests {
     let tiny = report.items.first { $0.id == "tiny" }
     #expect(tiny?.warnings.contains { $0.contains("dark picture tiny-dark.png is 8x") && $0.contains("it will look blurred") } == true,
             "\(tiny?.warnings ?? [])")
+    // So is one far smaller than the video it is the dark cover of.
+    let tinyClip = report.items.first { $0.id == "tiny-clip" }
+    #expect(tinyClip?.warnings.contains { $0.contains("dark picture tiny-dark.png is 8x6: scaled up") && $0.contains("to the video's") } == true,
+            "\(tinyClip?.warnings ?? [])")
     #expect(failure("missing")?.source == "gone.png")
     #expect(failure("missing")?.reason.contains("dark.image") == true, "\(String(describing: failure("missing")))")
     #expect(failure("text")?.description.hasPrefix("text: text-dark.png: ") == true)
