@@ -116,6 +116,22 @@ extension PictureLook {
     }
   }
 
+  /// A tile's ground, as both rules read it: its most common 8-level luma
+  /// band (`mode`, 0–31) and how many pixels lie in that band or the two
+  /// beside it (`ground`). `bands` gets the tile's 32 band counts.
+  static func tileGround(_ picture: ShownPicture, x0: Int, y0: Int, x1: Int, y1: Int,
+                         bands: inout [Int]) -> (mode: Int, ground: Int) {
+    let w = picture.width
+    for b in 0..<32 { bands[b] = 0 }
+    for y in y0..<y1 {
+      for x in x0..<x1 { bands[Int(picture.luma[y * w + x] >> 3)] += 1 }
+    }
+    var mode = 0
+    for b in 1..<32 where bands[b] > bands[mode] { mode = b }
+    let ground = bands[mode] + (mode > 0 ? bands[mode - 1] : 0) + (mode < 31 ? bands[mode + 1] : 0)
+    return (mode, ground)
+  }
+
   /// Measures the legibility rule on two pictures of the same working size.
   static func legibility(light: ShownPicture, dark: ShownPicture) -> LegibilityReport {
     precondition(light.width == dark.width && light.height == dark.height, "legibility: sizes differ")
@@ -142,15 +158,7 @@ extension PictureLook {
         let x0 = tx * side, y0 = ty * side
         let x1 = min(w, x0 + side), y1 = min(h, y0 + side)
         let area = (x1 - x0) * (y1 - y0)
-        for b in 0..<32 { bandCount[b] = 0 }
-        for y in y0..<y1 {
-          for x in x0..<x1 { bandCount[Int(light.luma[y * w + x] >> 3)] += 1 }
-        }
-        var mode = 0
-        for b in 1..<32 where bandCount[b] > bandCount[mode] { mode = b }
-        var ground = bandCount[mode]
-        if mode > 0 { ground += bandCount[mode - 1] }
-        if mode < 31 { ground += bandCount[mode + 1] }
+        let (mode, ground) = tileGround(light, x0: x0, y0: y0, x1: x1, y1: y1, bands: &bandCount)
         var tile = Tile()
         tile.groundBand = Double(ground) >= groundShare * Double(area) ? mode : -1
         // A ground that is mostly the surface showing through transparency
@@ -316,14 +324,8 @@ extension PictureLook {
     for ty in 0..<tilesY {
       for tx in 0..<tilesX {
         let x0 = tx * side, y0 = ty * side, x1 = min(w, x0 + side), y1 = min(h, y0 + side)
-        for b in 0..<32 { bandCount[b] = 0 }
-        for y in y0..<y1 {
-          for x in x0..<x1 { bandCount[Int(light.luma[y * w + x] >> 3)] += 1 }
-        }
-        var mode = 0
-        for b in 1..<32 where bandCount[b] > bandCount[mode] { mode = b }
+        let (mode, ground) = tileGround(light, x0: x0, y0: y0, x1: x1, y1: y1, bands: &bandCount)
         let area = Double((x1 - x0) * (y1 - y0))
-        let ground = bandCount[mode] + (mode > 0 ? bandCount[mode - 1] : 0) + (mode < 31 ? bandCount[mode + 1] : 0)
         lightGround[ty * tilesX + tx] = mode >= lightBand && Double(ground) >= lightGroundShare * area
         lightShare[ty * tilesX + tx] = Double(bandCount[(lightBand - 1)...].reduce(0, +)) / area
       }

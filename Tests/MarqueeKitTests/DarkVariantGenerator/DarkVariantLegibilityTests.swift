@@ -113,6 +113,16 @@ private struct InkOnGround {
   }
 }
 
+/// The box `x, y, width, height` (given at 1170 px) of a decoded picture,
+/// scaled by `scale` to its width.
+private func crop(_ image: RGBAImage, _ box: (Int, Int, Int, Int), scale k: Double) -> RGBAImage {
+  let x0 = Int(Double(box.0) * k), y0 = Int(Double(box.1) * k)
+  let w = Int(Double(box.2) * k), h = Int(Double(box.3) * k)
+  var out = [UInt8]()
+  for y in y0..<(y0 + h) { out += image.pixels[((y * image.width + x0) * 4)..<((y * image.width + x0 + w) * 4)] }
+  return RGBAImage(width: w, height: h, pixels: out)
+}
+
 /// The share of a decoded picture's pixels with sRGB luma 225 or more.
 private func nearWhiteShare(_ picture: RGBAImage) -> Double {
   var n = 0
@@ -292,13 +302,8 @@ struct DarkVariantLegibilityTests {
     let light = try b.picture("thumbcard", "url"), dark = try b.picture("thumbcard", "dark_url")
     // The thumbnail's box, at the url width (the card was drawn at 1170).
     let k = Double(light.width) / 1170
-    func crop(_ image: RGBAImage) throws -> RGBAImage {
-      let x0 = Int(170 * k), y0 = Int(150 * k), w = Int(340 * k), h = Int(180 * k)
-      var out = [UInt8]()
-      for y in y0..<(y0 + h) { out += image.pixels[((y * image.width + x0) * 4)..<((y * image.width + x0 + w) * 4)] }
-      return RGBAImage(width: w, height: h, pixels: out)
-    }
-    let r = lumaCorrelation(try crop(light), try crop(dark))
+    let box = (170, 150, 340, 180)
+    let r = lumaCorrelation(crop(light, box, scale: k), crop(dark, box, scale: k))
     #expect(r >= 0.8, "the thumbnail's luma correlates at r = \(r)")
     #expect(nearWhiteShare(dark) <= 0.25)
   }
@@ -340,17 +345,10 @@ struct DarkVariantLegibilityTests {
     for (id, photo, panel) in cases {
       let light = try b.picture(id, "url"), dark = try b.picture(id, "dark_url")
       let k = Double(light.width) / 1170
-      func crop(_ image: RGBAImage, _ box: (Int, Int, Int, Int)) -> RGBAImage {
-        let x0 = Int(Double(box.0) * k), y0 = Int(Double(box.1) * k)
-        let w = Int(Double(box.2) * k), h = Int(Double(box.3) * k)
-        var out = [UInt8]()
-        for y in y0..<(y0 + h) { out += image.pixels[((y * image.width + x0) * 4)..<((y * image.width + x0 + w) * 4)] }
-        return RGBAImage(width: w, height: h, pixels: out)
-      }
-      let r = lumaCorrelation(crop(light, photo), crop(dark, photo))
+      let r = lumaCorrelation(crop(light, photo, scale: k), crop(dark, photo, scale: k))
       #expect(r >= 0.8, "\(id): the photo's luma correlates at r = \(r)")
       // The panel's ground: the median luma of its pixels that were white.
-      let lightPanel = crop(light, panel), darkPanel = crop(dark, panel)
+      let lightPanel = crop(light, panel, scale: k), darkPanel = crop(dark, panel, scale: k)
       var ground = [Double]()
       for o in 0..<(lightPanel.width * lightPanel.height) where lightPanel.pixels[o * 4] > 240 && lightPanel.pixels[o * 4 + 1] > 240 {
         let i = o * 4
