@@ -54,6 +54,17 @@ extension DarkVariantGenerator {
     /// A flat product's pixels on the blend line from the ground to its
     /// colour, short of this far along, are un-mixed (its soft edge).
     static let unmixedBelow = 0.97
+    /// …and within this many pixels of its rim: a soft edge is a few pixels
+    /// wide (anti-aliasing 1, a resize or a JPEG about 2, a light blur 4);
+    /// inside, a lighter side of the product is its shading, not a blend.
+    static let unmixedEdge: UInt8 = 4
+    /// A photograph part filling at least this share of its bounding box,
+    /// with at least ``insetRim`` of its rim in its most common light
+    /// colour, is an inset on its own backdrop
+    /// (``recolourOwnBackdrop(of:box:colour:pixels:width:dimmed:)``).
+    static let insetFill = 0.9
+    /// See ``insetFill``.
+    static let insetRim = 0.9
     /// OKLab chroma from which a light ground is tinted (a pastel pink
     /// `#FADADD` about 0.04, a mint `#DFF5E8` 0.03; a grey-blue page
     /// `#F2F2F7` 0.005): its hue is kept on the surface.
@@ -256,8 +267,8 @@ extension DarkVariantGenerator {
       }
       // Products.
       let groundL = inversion.groundL
-      var keptDarkPanel = false
       var flatProducts: [(region: [Int], ink: RGB8)] = []
+      var insetPhotographs: [(region: [Int], box: (minX: Int, minY: Int, maxX: Int, maxY: Int), colour: RGB8)] = []
       for start in 0..<(w * h) where !isGround[start] && !visited[start] {
         collect(start) { !isGround[$0] }
         guard members.count >= GraphicsTuning.minPhotoPixels else { continue }
@@ -316,7 +327,6 @@ extension DarkVariantGenerator {
             let box = Double((maxX - minX + 1) * (maxY - minY + 1))
             isSolidShape = label >= GraphicsTuning.minLabelPixels
               && Double(members.count + label) >= GraphicsTuning.darkPanelOutline * box
-            if isSolidShape { keptDarkPanel = true }
           }
         }
         guard isPhotograph || isSolidShape else {
@@ -328,7 +338,11 @@ extension DarkVariantGenerator {
           continue
         }
         for idx in members { keep[idx] = true }
-        if !isPhotograph { flatProducts.append((members, RGB8(r: ink.r, g: ink.g, b: ink.b))) }
+        if !isPhotograph {
+          flatProducts.append((members, RGB8(r: ink.r, g: ink.g, b: ink.b)))
+        } else {
+          insetPhotographs.append((members, (minX, minY, maxX, maxY), RGB8(r: ink.r, g: ink.g, b: ink.b)))
+        }
       }
       // Ground enclosed by a product stays with it.
       for start in 0..<(w * h) where isGround[start] && mask[start] != MaskState.backdrop && !visited[start] {
@@ -341,9 +355,10 @@ extension DarkVariantGenerator {
         }
         if touchesProduct { for idx in members { keep[idx] = true } }
       }
-      // The counters of a dark panel's label (dark parts enclosed by its
-      // kept letters: the insides of A, R, 0, %) stay with it.
-      if keptDarkPanel {
+      // Parts enclosed by what a product keeps stay with it: the counters
+      // of a dark panel's label (the insides of A, R, 0, % in its white
+      // letters), the red inside the white letters of a red badge.
+      do {
         for idx in 0..<(w * h) where !isGround[idx] && !keep[idx] { visited[idx] = false }
         for start in 0..<(w * h) where !isGround[start] && !keep[start] && !visited[start] {
           collect(start) { !isGround[$0] && !keep[$0] }
@@ -378,11 +393,15 @@ extension DarkVariantGenerator {
       // shading is not touched.
       if !flatProducts.isEmpty {
         let groundDark = inversion.map(ground.r, ground.g, ground.b)
+        let depth = Self.edgeDepth(of: flatProducts.map(\.region), width: w, height: h, band: GraphicsTuning.unmixedEdge,
+                                   outside: { !keep[$0] })
         for (region, ink) in flatProducts {
           let line = BlendLine(from: ground, to: ink)
           let inkDark = productColour(ink, dimmed: productsDimmed)
-          // Soft shadows keep their own proportional mapping.
-          for idx in region where mask[idx] == MaskState.other {
+          // Soft shadows keep their own proportional mapping; the inside of
+          // the product keeps its own shading (a lighter side is not a
+          // blend with the ground).
+          for idx in region where mask[idx] == MaskState.other && depth[idx] <= GraphicsTuning.unmixedEdge {
             let i = idx * 4
             guard let t = line.position(of: p[i], p[i + 1], p[i + 2]), t < GraphicsTuning.unmixedBelow else { continue }
             output[i] = UInt8((Double(inkDark.r) * t + Double(groundDark.0) * (1 - t)).rounded())
@@ -391,8 +410,118 @@ extension DarkVariantGenerator {
           }
         }
       }
+      // A photograph set in the picture on its own light backdrop (a
+      // product shot pasted on a grey page): its backdrop goes dark too.
+      for part in insetPhotographs {
+        guard let recoloured = recolourOwnBackdrop(of: part.region, box: part.box, colour: part.colour, pixels: p,
+                                                   width: w, dimmed: productsDimmed) else { continue }
+        for (k, idx) in part.region.enumerated() {
+          let i = idx * 4
+          output[i] = recoloured[k].r
+          output[i + 1] = recoloured[k].g
+          output[i + 2] = recoloured[k].b
+        }
+      }
     }
     return RGBAImage(width: w, height: h, pixels: output)
+  }
+
+  /// How far each pixel of the given regions lies inside its region, in
+  /// 4-connected steps from a pixel outside it for which `outside` holds (0
+  /// on that rim), counted up to `band`; `UInt8.max` beyond `band`, outside
+  /// every region, and toward other pixels (ground a product encloses and
+  /// keeps: the white letters of a red badge, whose edge is not the ground's
+  /// blend).
+  static func edgeDepth(of regions: [[Int]], width w: Int, height h: Int, band: UInt8,
+                        outside: (Int) -> Bool) -> [UInt8] {
+    var label = [Int32](repeating: 0, count: w * h)
+    for (k, region) in regions.enumerated() { for idx in region { label[idx] = Int32(k + 1) } }
+    var depth = [UInt8](repeating: .max, count: w * h)
+    var frontier: [Int] = []
+    for region in regions {
+      for idx in region {
+        let x = idx % w, l = label[idx]
+        var rim = false
+        for n in [x > 0 ? idx - 1 : -1, x < w - 1 ? idx + 1 : -1, idx - w, idx + w]
+        where n >= 0 && n < w * h && label[n] != l && outside(n) { rim = true }
+        if rim {
+          depth[idx] = 0
+          frontier.append(idx)
+        }
+      }
+    }
+    var d: UInt8 = 0
+    while d < band, !frontier.isEmpty {
+      d += 1
+      var next: [Int] = []
+      for idx in frontier {
+        let x = idx % w, l = label[idx]
+        for n in [x > 0 ? idx - 1 : -1, x < w - 1 ? idx + 1 : -1, idx - w, idx + w]
+        where n >= 0 && n < w * h && label[n] == l && depth[n] == .max {
+          depth[n] = d
+          next.append(n)
+        }
+      }
+      frontier = next
+    }
+    return depth
+  }
+
+  /// The pixels of a photograph set in a graphic on its own light backdrop
+  /// (a white square around a product shot, on a grey page), with that
+  /// backdrop recoloured to the surface as the ground-recoloured treatment
+  /// does for a whole picture; `nil` when the part is not such an inset.
+  ///
+  /// The part is an inset when it is a near rectangle (it fills
+  /// ``GraphicsTuning/insetFill`` of its bounding box), its rim (its
+  /// members on the bounding box's edge) is nearly all (``GraphicsTuning/insetRim``)
+  /// within ``FloodFillTolerance/maximum`` of its most common colour, that
+  /// colour is light (the classifier's light-background luma), and the
+  /// part, cut out with the page around it painted in that colour, is
+  /// classified a plain light ground. A white product standing on the page
+  /// is none of that: its rim is its own shaded edge.
+  ///
+  /// - Returns: one colour per member of `region`, in its order.
+  func recolourOwnBackdrop(of region: [Int], box: (minX: Int, minY: Int, maxX: Int, maxY: Int), colour: RGB8,
+                           pixels p: UnsafeBufferPointer<UInt8>, width w: Int, dimmed: Bool) -> [RGB8]? {
+    let cw = box.maxX - box.minX + 1, ch = box.maxY - box.minY + 1
+    guard colour.luma > ClassifierThresholds.lightBackgroundLuma,
+          Double(region.count) >= GraphicsTuning.insetFill * Double(cw * ch) else { return nil }
+    var inside = [Bool](repeating: false, count: cw * ch)
+    for idx in region { inside[(idx / w - box.minY) * cw + idx % w - box.minX] = true }
+    var rim = 0, agreeing = 0
+    let tolerance = FloodFillTolerance.maximum
+    for idx in region {
+      let x = idx % w - box.minX, y = idx / w - box.minY
+      guard x == 0 || y == 0 || x == cw - 1 || y == ch - 1 else { continue }
+      rim += 1
+      let i = idx * 4
+      if abs(Int(p[i]) - Int(colour.r)) <= tolerance && abs(Int(p[i + 1]) - Int(colour.g)) <= tolerance
+        && abs(Int(p[i + 2]) - Int(colour.b)) <= tolerance { agreeing += 1 }
+    }
+    guard rim > 0, Double(agreeing) >= GraphicsTuning.insetRim * Double(rim) else { return nil }
+    var pixels = [UInt8](repeating: 255, count: cw * ch * 4)
+    for y in 0..<ch {
+      for x in 0..<cw {
+        let o = (y * cw + x) * 4
+        if inside[y * cw + x] {
+          let i = ((y + box.minY) * w + x + box.minX) * 4
+          pixels[o] = p[i]; pixels[o + 1] = p[i + 1]; pixels[o + 2] = p[i + 2]
+        } else {
+          pixels[o] = colour.r; pixels[o + 1] = colour.g; pixels[o + 2] = colour.b
+        }
+      }
+    }
+    let crop = RGBAImage(width: cw, height: ch, pixels: pixels)
+    let analysis = analyze(crop)
+    guard analysis.kind == .lightBackground else { return nil }
+    let (recoloured, mask) = recolourLightBackground(crop, analysis: analysis)
+    let subject = dimmed ? darkenPhotograph(recoloured) : recoloured
+    return region.map { idx in
+      let c = (idx / w - box.minY) * cw + idx % w - box.minX
+      let source = mask[c] == MaskState.other ? subject.pixels : recoloured.pixels
+      return RGB8(r: source[c * 4], g: source[c * 4 + 1], b: source[c * 4 + 2])
+    }
   }
 
   /// What a flat product's colour becomes: the ground-recoloured

@@ -115,6 +115,11 @@ public struct DarkVariantGenerator: Sendable {
   ///   graphics-inverting methods;
   /// - transparency: ``DarkMethod/alphaKept``, then ``DarkMethod/dimmed``.
   ///
+  /// A light ground that varies smoothly (a designed gradient, a vignette:
+  /// ``groundField(of:)``) is flattened first, so it counts as a plain light
+  /// ground and its text is inverted rather than left dark on a dimmed grey
+  /// slab.
+  ///
   /// Each result is judged by `PictureLook.judgeDarkVariant` (legible, no
   /// glare, photos stay photos, darker as shown: the rules `marquee verify`
   /// checks). A result that is not darker as shown (a light-ink logo on
@@ -126,13 +131,13 @@ public struct DarkVariantGenerator: Sendable {
   /// - Returns: The dark variant (same size, alpha bytes unchanged), its
   ///   classification and method, and the mean luma before and after.
   public func makeDarkVariant(of image: RGBAImage) -> DarkVariant {
-    var analysis = analyze(image)
+    var (work, analysis) = prepared(image)
     if analysis.kind == .photograph { analysis.panel = lightPanel(in: image) }
     var best: (variant: DarkVariant, shortfall: Double)?
     let shownLight = ShownPicture(image, on: surfaces.light)
     let meanBefore = Luma.mean(of: image)
     for method in methods(for: analysis) {
-      var variant = apply(method, to: image, analysis: analysis, shownLightMean: shownLight.meanLuma, meanLumaBefore: meanBefore)
+      var variant = apply(method, to: work, analysis: analysis, shownLightMean: shownLight.meanLuma, meanLumaBefore: meanBefore)
       let judgement = PictureLook.judgeDarkVariant(
         light: image, dark: variant.image, surfaces: surfaces, isPhotograph: analysis.kind == .photograph,
         shownLight: shownLight)
@@ -148,9 +153,11 @@ public struct DarkVariantGenerator: Sendable {
   /// the other widths of a ladder, or the other frames of an animation,
   /// so every one looks alike), without judging it.
   public func makeDarkVariant(of image: RGBAImage, using method: DarkMethod) -> DarkVariant {
-    var analysis = analyze(image)
+    var (work, analysis) = prepared(image)
     if analysis.kind == .photograph && method != .dimmed { analysis.panel = lightPanel(in: image) }
-    return apply(method, to: image, analysis: analysis)
+    guard work != image else { return apply(method, to: image, analysis: analysis) }
+    return apply(method, to: work, analysis: analysis, shownLightMean: PictureLook.shownMeanLuma(image, on: surfaces.light),
+                 meanLumaBefore: Luma.mean(of: image))
   }
 
   /// The methods to try for a picture, best first (see
@@ -251,14 +258,17 @@ public struct DarkVariantGenerator: Sendable {
   ///      wall in a photo carries sensor noise and texture;
   ///    - the backdrop is large: at least 25 % of the whole image is within
   ///      12 levels of it. A thin white frame around a photo fails this.
-  /// 3. Everything else is `.photograph`, the safe fallback: dimming never
+  /// 3. A picture these rules call a photograph whose light ground varies
+  ///    smoothly (``groundField(of:)``: a designed gradient) is classified
+  ///    again with that ground flattened.
+  /// 4. Everything else is `.photograph`, the safe fallback: dimming never
   ///    destroys a subject, while recolouring a wrongly detected background
   ///    could.
   ///
   /// - Parameter image: The image to classify.
   /// - Returns: Its content kind.
   public func classify(_ image: RGBAImage) -> ImageContentKind {
-    analyze(image).kind
+    prepared(image).analysis.kind
   }
 
   /// Composites `image` onto an opaque background, for formats without

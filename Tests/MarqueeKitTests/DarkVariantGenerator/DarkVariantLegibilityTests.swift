@@ -208,6 +208,42 @@ struct DarkVariantLegibilityTests {
       TextLayer(text: "Mug", size: 120, colour: "0x111111", x: 60, y: 120),
       TextLayer(text: "$12.99", size: 90, colour: "0xE53935", x: 60, y: 320),
     ], jpegQuality: 14),
+    // Light grounds that vary: a cool vertical gradient (white to
+    // #DDE3EC) and a warm diagonal wash (#FFF7E6 to #FFE0B2); the
+    // classifier's ring is not one colour. (geq, not the `gradients`
+    // source, whose pattern differs from run to run.)
+    GeneratedBanner(id: "gradient", ground: "color=white:s=1170x658,format=rgb24,geq=r='255-34*Y/H':g='255-28*Y/H':b='255-19*Y/H'",
+                    layers: [
+                      TextLayer(text: "SALE", size: 150, colour: "0x111111", x: 60, y: 80),
+                      TextLayer(text: "50% OFF", size: 90, colour: "0xE53935", x: 60, y: 280),
+                      TextLayer(text: "Today only", size: 48, colour: "0x222222", x: 60, y: 440),
+                    ]),
+    GeneratedBanner(id: "warmwash", ground: "color=white:s=1170x658,format=rgb24,geq=r='255':g='247-23*(X/W+Y/H)/2':b='230-52*(X/W+Y/H)/2'",
+                    layers: [
+                      TextLayer(text: "Autumn offers", size: 110, colour: "0x3E2723", x: 60, y: 150),
+                      TextLayer(text: "Shop the range", size: 50, colour: "0x5D4037", x: 60, y: 330),
+                    ]),
+    // A product shot on its own white square, pasted on a grey page: a
+    // shaded disc (a photograph by its levels) on white.
+    GeneratedBanner(id: "inset", ground: "color=0xEEEEEE:s=1170x658,drawbox=x=640:y=100:w=500:h=500:color=white:t=fill,format=rgb24,geq=r='if(lt(hypot(X-890\\,Y-350)\\,180)\\,40+(X-710)/2+(Y-170)/8\\,r(X\\,Y))':g='if(lt(hypot(X-890\\,Y-350)\\,180)\\,60+(X-710)/2+(Y-170)/8\\,g(X\\,Y))':b='if(lt(hypot(X-890\\,Y-350)\\,180)\\,90+(X-710)/2\\,b(X\\,Y))'",
+                    layers: [
+                      TextLayer(text: "Bowls", size: 130, colour: "0x111111", x: 60, y: 120),
+                      TextLayer(text: "from 12.99", size: 60, colour: "0x333333", x: 60, y: 320),
+                    ]),
+    // White text on a red badge (a flat product that keeps the white it
+    // encloses, and the red inside its letters).
+    GeneratedBanner(id: "badge", ground: "color=white:s=1170x658,drawbox=x=700:y=150:w=380:h=160:color=0xE53935:t=fill",
+                    layers: [
+                      TextLayer(text: "-40%", size: 110, colour: "white", x: 730, y: 170),
+                      TextLayer(text: "Winter sale", size: 100, colour: "0x111111", x: 60, y: 400),
+                    ]),
+    // A navy product shaded left to right, flat enough to count as a flat
+    // product: its lighter side is shading, not a blend with the ground.
+    GeneratedBanner(id: "navydisc", ground: "color=white:s=1170x658,format=rgb24,geq=r='if(lt(hypot(X-850\\,Y-330)\\,200)\\,20+30*(X-650)/400\\,r(X\\,Y))':g='if(lt(hypot(X-850\\,Y-330)\\,200)\\,30+30*(X-650)/400\\,g(X\\,Y))':b='if(lt(hypot(X-850\\,Y-330)\\,200)\\,80+50*(X-650)/400\\,b(X\\,Y))'",
+                    layers: [
+                      TextLayer(text: "Navy mug", size: 100, colour: "0x111111", x: 60, y: 120),
+                      TextLayer(text: "14.99", size: 70, colour: "0xE53935", x: 60, y: 300),
+                    ]),
   ]
 
   /// Builds every generated banner, an animated GIF with a caption bar and
@@ -384,6 +420,80 @@ struct DarkVariantLegibilityTests {
     // The rule line (black on white) turns light on the dark surface.
     let lineY = Int(541 * k), lineX = Int(700 * k)
     #expect(luma(dark, lineY * light.width + lineX) > 150, "the rule line is \(luma(dark, lineY * light.width + lineX))")
+  }
+
+  @Test("a light ground that varies (a gradient, a warm wash) turns dark under light text, as a flat one does")
+  func varyingLightGroundsTurnDark() throws {
+    let b = try Self.built.get()
+    for id in ["gradient", "warmwash"] {
+      let dark = try b.picture(id, "dark_url")
+      let mask = try FFmpegOracle.decode(b.fixture.dir.appendingPathComponent("\(id)-mask0.png"))
+      let resized = mask.width == dark.width ? mask : try ImageResampler.resize(mask, width: dark.width, height: dark.height)
+      let onGround = InkOnGround(dark, mask: resized)
+      // Dark ground (under sRGB luma 60), lighter ink: not dark ink on a
+      // dimmed grey slab.
+      #expect(onGround.ground < luminance(60, 60, 60), "\(id): the text's ground is \(onGround.ground) (relative luminance)")
+      #expect(onGround.ink > onGround.ground, "\(id): the ink (\(onGround.ink)) is darker than its ground (\(onGround.ground))")
+      // Both ends of the gradient.
+      for (x, y) in [(5, 5), (dark.width - 6, dark.height - 6)] {
+        let l = 0.2126 * Double(dark.pixels[(y * dark.width + x) * 4]) + 0.7152 * Double(dark.pixels[(y * dark.width + x) * 4 + 1])
+          + 0.0722 * Double(dark.pixels[(y * dark.width + x) * 4 + 2])
+        #expect(l < 60, "\(id): the ground at \(x), \(y) is luma \(l)")
+      }
+    }
+  }
+
+  @Test("a product shot on its own white square turns dark around the product; a shaded product keeps its shading")
+  func insetBackdropAndShading() throws {
+    let b = try Self.built.get()
+    func luma(_ image: RGBAImage, _ x: Int, _ y: Int) -> Double {
+      let i = (y * image.width + x) * 4
+      return 0.2126 * Double(image.pixels[i]) + 0.7152 * Double(image.pixels[i + 1]) + 0.0722 * Double(image.pixels[i + 2])
+    }
+    let inset = try b.picture("inset", "dark_url")
+    let k = Double(inset.width) / 1170
+    // The square's corners (inside it) are dark; the product is not.
+    for (x, y) in [(655, 115), (1125, 585), (655, 585)] {
+      #expect(luma(inset, Int(Double(x) * k), Int(Double(y) * k)) < 60, "the white square at \(x), \(y) stayed light")
+    }
+    #expect(luma(inset, Int(1000 * k), Int(350 * k)) > 80, "the product at its light side is \(luma(inset, Int(1000 * k), Int(350 * k)))")
+    // The navy disc's shading still rises left to right, without bands.
+    let navy = try b.picture("navydisc", "dark_url")
+    let kn = Double(navy.width) / 1170
+    let y = Int(330 * kn)
+    var previous = luma(navy, Int(680 * kn), y), drops = 0.0
+    for x in Int(680 * kn)...Int(1020 * kn) {
+      let l = luma(navy, x, y)
+      drops = max(drops, previous - l)
+      previous = l
+    }
+    #expect(drops <= 4, "the navy disc's shading drops by \(drops) levels between neighbours (bands)")
+    #expect(luma(navy, Int(1020 * kn), y) > luma(navy, Int(680 * kn), y) + 8, "the shading is gone")
+  }
+
+  @Test("white letters on a red badge keep clean edges: no dark outline inside the badge")
+  func badgeLettersHaveNoDarkOutline() throws {
+    let b = try Self.built.get()
+    let dark = try b.picture("badge", "dark_url")
+    var mask = try FFmpegOracle.decode(b.fixture.dir.appendingPathComponent("badge-mask0.png"))
+    if mask.width != dark.width { mask = try ImageResampler.resize(mask, width: dark.width, height: dark.height) }
+    let w = dark.width, k = Double(w) / 1170
+    // The band 1–3 px around the letters, inside the badge (700…1080, 150…310
+    // at 1170 px, 4 px in from its edge).
+    let x0 = Int(704 * k), x1 = Int(1076 * k), y0 = Int(154 * k), y1 = Int(306 * k)
+    var band = 0, dark60 = 0
+    for y in y0..<y1 {
+      for x in x0..<x1 where mask.pixels[(y * w + x) * 4] == 0 {
+        var near = false
+        for dy in -3...3 { for dx in -3...3 where mask.pixels[((y + dy) * w + x + dx) * 4] >= 128 { near = true } }
+        guard near else { continue }
+        band += 1
+        let i = (y * w + x) * 4
+        if 0.2126 * Double(dark.pixels[i]) + 0.7152 * Double(dark.pixels[i + 1]) + 0.0722 * Double(dark.pixels[i + 2]) < 60 { dark60 += 1 }
+      }
+    }
+    #expect(band > 100)
+    #expect(Double(dark60) <= 0.01 * Double(band), "\(dark60) of \(band) pixels around the badge's letters are dark (an outline)")
   }
 
   @Test("a pastel ground keeps its hue, dark")
