@@ -3,7 +3,8 @@
 # (text on white, a brand card, a UI card, line art, display type, a dark
 # banner, a photo with a caption bar, a split layout, a dark ribbon, a pastel
 # ground, a low-quality JPEG price card, flat art, a captioned GIF, a promo
-# clip) and the corpus's still images, built by Marquee, then drawn light |
+# clip, a gradient, a warm wash, a vignette, a mug composited on a gradient, a
+# product shot pasted on a grey page, a red badge, a shaded navy product) and the corpus's still images, built by Marquee, then drawn light |
 # dark by `marquee preview`.
 #
 #   Benchmarks/dark-variants/contact-sheet.sh [MARQUEE] [WORKDIR]
@@ -25,6 +26,13 @@ ff -f lavfi -i "color=white:s=1600x1000,format=gray,geq=lum='if(lt(abs(hypot(X-5
 ff -f lavfi -i "color=white:s=1170x658,drawtext=fontfile=$F:text='SALE':fontsize=300:fontcolor=0x111111:x=40:y=120" -frames:v 1 headline.png
 ff -f lavfi -i "color=0x0B1D3A:s=1170x658,drawtext=fontfile=$F:text='Night Sale':fontsize=120:fontcolor=white:x=60:y=150,drawtext=fontfile=$F:text='Starts 10 pm':fontsize=60:fontcolor=0xFFC107:x=60:y=330" -frames:v 1 night.png
 ff -f lavfi -i "testsrc2=s=1170x658,noise=alls=12:allf=t,gblur=sigma=1.5,drawbox=x=0:y=500:w=1170:h=158:color=white:t=fill,drawtext=fontfile=$F:text='Weekend in the hills':fontsize=64:fontcolor=0x111111:x=40:y=545" -frames:v 1 captionbar.png
+ff -f lavfi -i "color=white:s=1170x658,format=rgb24,geq=r='255-34*Y/H':g='255-28*Y/H':b='255-19*Y/H',drawtext=fontfile=$F:text='SALE':fontsize=150:fontcolor=0x111111:x=60:y=80,drawtext=fontfile=$F:expansion=none:text='50% OFF':fontsize=90:fontcolor=0xE53935:x=60:y=280" -frames:v 1 gradient.png
+ff -f lavfi -i "color=white:s=1170x658,format=rgb24,geq=r='255':g='247-23*(X/W+Y/H)/2':b='230-52*(X/W+Y/H)/2',drawtext=fontfile=$F:text='Autumn offers':fontsize=110:fontcolor=0x3E2723:x=60:y=150" -frames:v 1 warmwash.png
+ff -f lavfi -i "color=white:s=1170x658,format=rgb24,geq=r='255-40*hypot(X-W/2\,Y-H/2)/hypot(W/2\,H/2)':g='255-40*hypot(X-W/2\,Y-H/2)/hypot(W/2\,H/2)':b='255-34*hypot(X-W/2\,Y-H/2)/hypot(W/2\,H/2)',drawtext=fontfile=$F:text='Big weekend':fontsize=120:fontcolor=0x1A1A1A:x=60:y=150,drawtext=fontfile=$F:text='All shoes -20':fontsize=60:fontcolor=0x1565C0:x=60:y=330" -frames:v 1 vignette.png
+ff -f lavfi -i "color=white:s=1170x658,format=rgb24,geq=r='255-30*Y/H':g='255-24*Y/H':b='255-10*Y/H'" -i $C/image-jpeg-product-white-mug-on-white-1000.jpg -filter_complex "[1]scale=480:480,format=rgb24,pad=1170:658:650:120:white[m];[0]format=rgb24[g];[g][m]blend=all_mode=multiply,drawtext=fontfile=$F:text='Mug':fontsize=130:fontcolor=0x111111:x=60:y=150" -frames:v 1 gradmug.png
+ff -f lavfi -i color=0xEEEEEE:s=1170x658 -i $C/image-jpeg-product-white-mug-on-white-1000.jpg -filter_complex "[1]scale=500:500[m];[0][m]overlay=640:100,drawtext=fontfile=$F:text='Mugs':fontsize=130:fontcolor=0x111111:x=60:y=120" -frames:v 1 inset.png
+ff -f lavfi -i "color=white:s=1170x658,drawbox=x=700:y=150:w=380:h=160:color=0xE53935:t=fill,drawtext=fontfile=$F:expansion=none:text='-40%':fontsize=110:fontcolor=white:x=730:y=170,drawtext=fontfile=$F:text='Winter sale':fontsize=100:fontcolor=0x111111:x=60:y=400" -frames:v 1 badge.png
+ff -f lavfi -i "color=white:s=1170x658,format=rgb24,geq=r='if(lt(hypot(X-850\,Y-330)\,200)\,20+30*(X-650)/400\,r(X\,Y))':g='if(lt(hypot(X-850\,Y-330)\,200)\,30+30*(X-650)/400\,g(X\,Y))':b='if(lt(hypot(X-850\,Y-330)\,200)\,80+50*(X-650)/400\,b(X\,Y))',drawtext=fontfile=$F:text='Navy mug':fontsize=100:fontcolor=0x111111:x=60:y=120" -frames:v 1 navydisc.png
 ff -i $C/image-jpeg-progressive-photo-pixel7pro-srgb.jpg -vf "scale=585:658:force_original_aspect_ratio=increase,crop=585:658,pad=1170:658:0:0:white,drawtext=fontfile=$F:text='New season':fontsize=64:fontcolor=0x111111:x=640:y=200,drawtext=fontfile=$F:text='Shop now':fontsize=40:fontcolor=0xE53935:x=640:y=320" -frames:v 1 split.png
 ff -f lavfi -i "color=white:s=1170x658,drawbox=x=0:y=300:w=1170:h=140:color=0x111111:t=fill,drawbox=x=60:y=500:w=140:h=80:color=black:t=fill,drawbox=x=300:y=540:w=800:h=3:color=black:t=fill,drawtext=fontfile=$F:text='B8 Winter':fontsize=110:fontcolor=0x111111:x=60:y=90,drawtext=fontfile=$F:expansion=none:text='NEW ARRIVALS 30% OFF':fontsize=70:fontcolor=white:x=60:y=335,drawtext=fontfile=$F:text='NEW':fontsize=40:fontcolor=white:x=85:y=522" -frames:v 1 ribbon.png
 ff -f lavfi -i "color=0xFADADD:s=1170x658,drawtext=fontfile=$F:text='Spring pastels':fontsize=90:fontcolor=0x3A2A2E:x=60:y=120" -frames:v 1 pastel.png

@@ -12,86 +12,111 @@ extension DarkVariantGenerator {
     /// …and that ground is light: integer luma at least this (the
     /// classifier's light-background bound).
     static let minLuma = 200
-    /// At least this share of the border tiles have a light ground: a card
-    /// or banner ground runs round the picture; a bright photo's sky or snow
-    /// does not reach all four sides.
+    /// At least this share of the border tiles have a light ground that the
+    /// fitted surface explains: a card or banner ground runs round the
+    /// picture; a bright photo's sky or snow does not reach all four sides.
     static let borderShare = 0.9
-    /// At least this share of all tiles have a light ground.
+    /// At least this share of all tiles have a light ground the surface
+    /// explains.
     static let groundTiles = 0.4
+    /// A tile's ground is explained by the surface when it lies within this
+    /// many levels of it in every channel. A designed gradient or a
+    /// vignette is a low-order surface; a product's own shading, a photo's
+    /// sky and wall are not, and their tiles are left out of the fit.
+    static let maxResidual = 5.0
+    /// The border tiles' grounds vary by at least this many levels in some
+    /// channel: a gradient or a vignette shows along the edges, while a
+    /// flat ground with a light product or card in the middle is one colour
+    /// there, and is the classifier's plain light ground already.
+    static let minVariation = 6.0
     /// Neighbouring tiles' grounds differ by at most this many levels in
-    /// every channel: a designed gradient (white to `#DDE3EC` over 658 px
-    /// steps about 2 levels a tile) or a vignette; a photo's light areas
-    /// jump between surfaces.
-    static let maxStep = 8
-    /// …and at most ``stepOutliers`` of the neighbouring pairs step more (a
-    /// tile whose ground is the inside of a letter).
+    /// every channel (a gradient from white to `#DDE3EC` over 658 px steps
+    /// about 2 levels a tile)…
+    static let maxStep = 8.0
+    /// …but for this share of the neighbouring pairs: a white card on a
+    /// grey page steps 13 levels all round its edge.
     static let stepOutliers = 0.03
-    /// The ground varies by at least this many levels in some channel
-    /// (lightest tile to darkest): a flatter ground is the classifier's
-    /// plain light ground already.
-    static let minVariation = 6
     /// The lightest ground is at most this much lighter than the darkest,
     /// per channel, as a ratio: flattening scales colours by the ratio, and
     /// a subject on the ground must keep its colours.
     static let maxLift = 1.3
+    /// The flattened ground's spread (``Analysis/backgroundSpread``) is at
+    /// least this many levels: the surface is a fit, off by a few levels
+    /// where the ground curves more (a vignette's bright centre), and that
+    /// must still be ground.
+    static let flattenedSpread = 3
   }
 
   /// A light ground whose colour changes smoothly across the picture (a
-  /// designed gradient, a vignette, a tinted wash), as colours at the tile
-  /// centres.
+  /// designed gradient, a vignette, a tinted wash): per channel, a smooth
+  /// surface (a cubic polynomial, ``degree``) in the pixel position, fitted to the
+  /// tiles' grounds.
   ///
-  /// Flattening divides each pixel, per channel, by the ground colour under
-  /// it (interpolated bilinearly between tile centres) and multiplies by
-  /// the lightest ground colour, ``reference``: the ground becomes one
-  /// colour, black ink stays black, and the plain-light-ground methods then
-  /// apply (``DarkVariantGenerator/classify(_:)``).
+  /// Flattening divides each pixel, per channel, by the surface under it and
+  /// multiplies by the lightest ground colour, ``reference``: the ground
+  /// becomes one colour, black ink stays black, a product keeps its own
+  /// shading, and the plain-light-ground methods then apply
+  /// (``DarkVariantGenerator/classify(_:)``).
   struct GroundField: Sendable, Equatable {
-    /// Tiles across and down, and the tile side in pixels.
-    let tilesX: Int
-    let tilesY: Int
-    let side: Int
-    /// Each tile's ground colour (red, green, blue), row by row.
-    let colours: [(Double, Double, Double)]
-    /// The lightest tile ground, which the ground is flattened to.
+    /// Per channel (red, green, blue), the coefficients of the terms
+    /// ``exponents`` (`u^i·v^j`), where `u` and `v` run from −1 to 1 across
+    /// the width and down the height.
+    let coefficients: [[Double]]
+    /// The lightest fitted ground at a tile centre, which the ground is
+    /// flattened to.
     let reference: RGB8
 
-    static func == (a: Self, b: Self) -> Bool {
-      a.tilesX == b.tilesX && a.tilesY == b.tilesY && a.side == b.side && a.reference == b.reference
-        && zip(a.colours, b.colours).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 && $0.2 == $1.2 }
+    /// The surface's value of `channel` at `u`, `v`.
+    func value(_ channel: Int, u: Double, v: Double) -> Double {
+      let c = coefficients[channel]
+      var sum = 0.0
+      for (k, (i, j)) in Self.exponents.enumerated() { sum += c[k] * Self.power(u, i) * Self.power(v, j) }
+      return sum
+    }
+
+    /// The surface's terms `u^i·v^j`, every `i + j` up to ``degree``. Cubic:
+    /// a linear gradient, a wash and a vignette are fitted within a few
+    /// levels (a cone's tip a little more); a quartic bends into the lit
+    /// side of a white product composited on a gradient.
+    static let degree = 3
+    static let exponents: [(Int, Int)] = (0...degree).flatMap { total in (0...total).map { (total - $0, $0) } }
+
+    @inline(__always) static func power(_ x: Double, _ n: Int) -> Double {
+      var r = 1.0
+      for _ in 0..<n { r *= x }
+      return r
     }
 
     /// `image` with its ground flattened to ``reference`` (alpha unchanged).
     func flattened(_ image: RGBAImage) -> RGBAImage {
       let w = image.width, h = image.height
-      let reference = (Double(self.reference.r), Double(self.reference.g), Double(self.reference.b))
+      let reference = [Double(self.reference.r), Double(self.reference.g), Double(self.reference.b)]
       var out = image.pixels
-      // Per row: each tile column's ground interpolated down to the row,
-      // then across to each pixel.
-      var column = [(Double, Double, Double)](repeating: (0, 0, 0), count: tilesX)
       out.withUnsafeMutableBufferPointer { p in
         for y in 0..<h {
-          let fy = min(max((Double(y) + 0.5) / Double(side) - 0.5, 0), Double(tilesY - 1))
-          let ty0 = Int(fy), ty1 = min(ty0 + 1, tilesY - 1)
-          let wy = fy - Double(ty0)
-          for tx in 0..<tilesX {
-            let a = colours[ty0 * tilesX + tx], b = colours[ty1 * tilesX + tx]
-            column[tx] = (a.0 + (b.0 - a.0) * wy, a.1 + (b.1 - a.1) * wy, a.2 + (b.2 - a.2) * wy)
+          let v = Self.position(y, of: h)
+          // Along a row the surface is a polynomial in u: its coefficients.
+          var row = [[Double]](repeating: [Double](repeating: 0, count: Self.degree + 1), count: 3)
+          for ch in 0..<3 {
+            for (k, (i, j)) in Self.exponents.enumerated() { row[ch][i] += coefficients[ch][k] * Self.power(v, j) }
           }
           for x in 0..<w {
-            let fx = min(max((Double(x) + 0.5) / Double(side) - 0.5, 0), Double(tilesX - 1))
-            let tx0 = Int(fx), tx1 = min(tx0 + 1, tilesX - 1)
-            let wx = fx - Double(tx0)
-            let a = column[tx0], b = column[tx1]
-            let g = (a.0 + (b.0 - a.0) * wx, a.1 + (b.1 - a.1) * wx, a.2 + (b.2 - a.2) * wx)
+            let u = Self.position(x, of: w)
             let i = (y * w + x) * 4
-            p[i] = UInt8(min(255, (Double(p[i]) * reference.0 / g.0).rounded()))
-            p[i + 1] = UInt8(min(255, (Double(p[i + 1]) * reference.1 / g.1).rounded()))
-            p[i + 2] = UInt8(min(255, (Double(p[i + 2]) * reference.2 / g.2).rounded()))
+            for ch in 0..<3 {
+              var ground = 0.0
+              for d in stride(from: Self.degree, through: 0, by: -1) { ground = ground * u + row[ch][d] }
+              p[i + ch] = UInt8(min(255, (Double(p[i + ch]) * reference[ch] / max(ground, 1)).rounded()))
+            }
           }
         }
       }
       return RGBAImage(width: w, height: h, pixels: out)
     }
+
+    /// A pixel or tile centre's position `t` (of `n`) from −1 to 1.
+    static func position(_ t: Int, of n: Int) -> Double { position(Double(t) + 0.5, of: n) }
+    static func position(_ t: Double, of n: Int) -> Double { 2 * t / Double(n) - 1 }
   }
 
   /// The smoothly varying light ground of `image`, or `nil` when it has
@@ -99,23 +124,39 @@ extension DarkVariantGenerator {
   ///
   /// Each tile's ground is its most common 8-level luma band and the bands
   /// beside it (the legibility rule's `tileGround`) when that covers half
-  /// the tile, as the mean colour of those opaque pixels. The picture has a
-  /// ground field when its border tiles nearly all have a light ground, a
-  /// large share of all tiles do, neighbouring grounds step gently, and the
-  /// ground varies enough to matter. Tiles without a ground (text, a
-  /// product) take the mean of their neighbours', spreading inward.
+  /// the tile and is light, as the mean colour of those opaque pixels. A
+  /// cubic polynomial surface is fitted to those grounds by least squares, three
+  /// times, each time without the tiles it leaves more than
+  /// ``GroundFieldTuning/maxResidual`` off (a product's tiles, a photo's
+  /// other surfaces). The picture has a ground field when its border's
+  /// grounds vary (``GroundFieldTuning/minVariation``), neighbouring grounds
+  /// step gently (``GroundFieldTuning/maxStep``), the tiles the surface
+  /// explains take in nearly all the border and a large share of the
+  /// picture, and the surface varies by no more than
+  /// ``GroundFieldTuning/maxLift``.
   func groundField(of image: RGBAImage) -> GroundField? {
     typealias T = GroundFieldTuning
     let w = image.width, h = image.height
     let side = max(8, min(w, h) / T.tileDivisor)
     let tilesX = (w + side - 1) / side, tilesY = (h + side - 1) / side
     guard tilesX >= 3, tilesY >= 3 else { return nil }
-    var colours = [(Double, Double, Double)?](repeating: nil, count: tilesX * tilesY)
+    struct Tile {
+      var u: Double
+      var v: Double
+      var colour: [Double]
+      var border: Bool
+      /// `ty * tilesX + tx`.
+      var index: Int
+    }
+    var tiles: [Tile] = []
+    var borderTiles = 0
     image.pixels.withUnsafeBufferPointer { p in
       var bands = [Int](repeating: 0, count: 32)
       for ty in 0..<tilesY {
         for tx in 0..<tilesX {
           let x0 = tx * side, y0 = ty * side, x1 = min(w, x0 + side), y1 = min(h, y0 + side)
+          let border = tx == 0 || ty == 0 || tx == tilesX - 1 || ty == tilesY - 1
+          if border { borderTiles += 1 }
           for b in 0..<32 { bands[b] = 0 }
           for y in y0..<y1 {
             for x in x0..<x1 {
@@ -136,85 +177,125 @@ extension DarkVariantGenerator {
               sum.0 += Int(p[i]); sum.1 += Int(p[i + 1]); sum.2 += Int(p[i + 2]); n += 1
             }
           }
-          let colour = (Double(sum.0) / Double(n), Double(sum.1) / Double(n), Double(sum.2) / Double(n))
-          guard 0.2126 * colour.0 + 0.7152 * colour.1 + 0.0722 * colour.2 >= Double(T.minLuma) else { continue }
-          colours[ty * tilesX + tx] = colour
+          let colour = [Double(sum.0) / Double(n), Double(sum.1) / Double(n), Double(sum.2) / Double(n)]
+          guard 0.2126 * colour[0] + 0.7152 * colour[1] + 0.0722 * colour[2] >= Double(T.minLuma) else { continue }
+          tiles.append(Tile(u: GroundField.position((Double(x0) + Double(x1)) / 2, of: w),
+                            v: GroundField.position((Double(y0) + Double(y1)) / 2, of: h), colour: colour, border: border,
+                            index: ty * tilesX + tx))
         }
       }
     }
-    // Border and overall shares.
-    var border = 0, borderGround = 0, grounds = 0
-    for ty in 0..<tilesY {
-      for tx in 0..<tilesX {
-        let has = colours[ty * tilesX + tx] != nil
-        if has { grounds += 1 }
-        if tx == 0 || ty == 0 || tx == tilesX - 1 || ty == tilesY - 1 {
-          border += 1
-          if has { borderGround += 1 }
-        }
-      }
+    guard Double(tiles.count) >= T.groundTiles * Double(tilesX * tilesY) else { return nil }
+    // The border's grounds vary; neighbouring grounds step gently.
+    var low = [Double](repeating: .infinity, count: 3), high = [Double](repeating: -.infinity, count: 3)
+    for tile in tiles where tile.border {
+      for ch in 0..<3 { low[ch] = min(low[ch], tile.colour[ch]); high[ch] = max(high[ch], tile.colour[ch]) }
     }
-    guard Double(borderGround) >= T.borderShare * Double(border),
-          Double(grounds) >= T.groundTiles * Double(tilesX * tilesY) else { return nil }
-    // Gentle steps between neighbouring grounds.
+    guard (0..<3).contains(where: { high[$0] - low[$0] >= T.minVariation }) else { return nil }
+    var byIndex = [Int](repeating: -1, count: tilesX * tilesY)
+    for (k, tile) in tiles.enumerated() { byIndex[tile.index] = k }
     var pairs = 0, steep = 0
-    for ty in 0..<tilesY {
-      for tx in 0..<tilesX {
-        guard let a = colours[ty * tilesX + tx] else { continue }
-        for (nx, ny) in [(tx + 1, ty), (tx, ty + 1)] where nx < tilesX && ny < tilesY {
-          guard let b = colours[ny * tilesX + nx] else { continue }
-          pairs += 1
-          if max(abs(a.0 - b.0), abs(a.1 - b.1), abs(a.2 - b.2)) > Double(T.maxStep) { steep += 1 }
-        }
+    for a in tiles {
+      let right = a.index % tilesX < tilesX - 1 ? byIndex[a.index + 1] : -1
+      let below = a.index + tilesX < byIndex.count ? byIndex[a.index + tilesX] : -1
+      for k in [right, below] where k >= 0 {
+        pairs += 1
+        if (0..<3).contains(where: { abs(a.colour[$0] - tiles[k].colour[$0]) > T.maxStep }) { steep += 1 }
       }
     }
     guard pairs > 0, Double(steep) <= T.stepOutliers * Double(pairs) else { return nil }
-    // The lightest and darkest grounds.
-    var lightest = (0.0, 0.0, 0.0), lightestLuma = -1.0
-    var low = (255.0, 255.0, 255.0), high = (0.0, 0.0, 0.0)
-    for case let c? in colours {
-      let l = 0.2126 * c.0 + 0.7152 * c.1 + 0.0722 * c.2
-      if l > lightestLuma { lightestLuma = l; lightest = c }
-      low = (min(low.0, c.0), min(low.1, c.1), min(low.2, c.2))
-      high = (max(high.0, c.0), max(high.1, c.1), max(high.2, c.2))
-    }
-    let variation = max(high.0 - low.0, high.1 - low.1, high.2 - low.2)
-    guard variation >= Double(T.minVariation),
-          lightest.0 <= T.maxLift * low.0, lightest.1 <= T.maxLift * low.1, lightest.2 <= T.maxLift * low.2
-    else { return nil }
-    // Tiles without a ground take their neighbours' mean, spreading inward.
-    var filled = colours
-    var missing = filled.indices.filter { filled[$0] == nil }
-    while !missing.isEmpty {
-      var next: [Int] = []
-      var updates: [(Int, (Double, Double, Double))] = []
-      for t in missing {
-        let tx = t % tilesX, ty = t / tilesX
-        var sum = (0.0, 0.0, 0.0), n = 0.0
-        for (nx, ny) in [(tx - 1, ty), (tx + 1, ty), (tx, ty - 1), (tx, ty + 1)]
-        where nx >= 0 && ny >= 0 && nx < tilesX && ny < tilesY {
-          if let c = filled[ny * tilesX + nx] { sum.0 += c.0; sum.1 += c.1; sum.2 += c.2; n += 1 }
+    // Fit, leave out what the surface does not explain, fit again.
+    let count = GroundField.exponents.count
+    func terms(_ t: Tile) -> [Double] { GroundField.exponents.map { GroundField.power(t.u, $0.0) * GroundField.power(t.v, $0.1) } }
+    var inliers = [Bool](repeating: true, count: tiles.count)
+    var coefficients: [[Double]] = []
+    for _ in 0..<3 {
+      var normal = [[Double]](repeating: [Double](repeating: 0, count: count), count: count)
+      var right = [[Double]](repeating: [Double](repeating: 0, count: count), count: 3)
+      var used = 0
+      for (k, tile) in tiles.enumerated() where inliers[k] {
+        let f = terms(tile)
+        for i in 0..<count {
+          for j in 0..<count { normal[i][j] += f[i] * f[j] }
+          for ch in 0..<3 { right[ch][i] += f[i] * tile.colour[ch] }
         }
-        if n > 0 { updates.append((t, (sum.0 / n, sum.1 / n, sum.2 / n))) } else { next.append(t) }
+        used += 1
       }
-      guard !updates.isEmpty else { return nil }
-      for (t, c) in updates { filled[t] = c }
-      missing = next
+      guard used >= 2 * count, let solved = Self.solve(normal, right) else { return nil }
+      coefficients = solved
+      let field = GroundField(coefficients: coefficients, reference: RGB8(r: 0, g: 0, b: 0))
+      for (k, tile) in tiles.enumerated() {
+        inliers[k] = (0..<3).allSatisfy { abs(field.value($0, u: tile.u, v: tile.v) - tile.colour[$0]) <= T.maxResidual }
+      }
     }
-    let reference = RGB8(r: UInt8(lightest.0.rounded()), g: UInt8(lightest.1.rounded()), b: UInt8(lightest.2.rounded()))
-    return GroundField(tilesX: tilesX, tilesY: tilesY, side: side, colours: filled.map { $0! }, reference: reference)
+    let explained = inliers.filter { $0 }.count
+    let explainedBorder = zip(tiles, inliers).filter { $0.0.border && $0.1 }.count
+    guard Double(explainedBorder) >= T.borderShare * Double(borderTiles),
+          Double(explained) >= T.groundTiles * Double(tilesX * tilesY) else { return nil }
+    // The surface over the tile centres: its lightest point, its spread.
+    let field = GroundField(coefficients: coefficients, reference: RGB8(r: 0, g: 0, b: 0))
+    low = [Double](repeating: .infinity, count: 3)
+    high = [Double](repeating: -.infinity, count: 3)
+    var lightest = [0.0, 0.0, 0.0], lightestLuma = -Double.infinity
+    for ty in 0..<tilesY {
+      for tx in 0..<tilesX {
+        let u = GroundField.position((Double(tx * side) + Double(min(w, (tx + 1) * side))) / 2, of: w)
+        let v = GroundField.position((Double(ty * side) + Double(min(h, (ty + 1) * side))) / 2, of: h)
+        let c = (0..<3).map { min(255, field.value($0, u: u, v: v)) }
+        for ch in 0..<3 { low[ch] = min(low[ch], c[ch]); high[ch] = max(high[ch], c[ch]) }
+        let l = 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2]
+        if l > lightestLuma { lightestLuma = l; lightest = c }
+      }
+    }
+    guard (0..<3).allSatisfy({ low[$0] >= 1 && high[$0] <= T.maxLift * low[$0] }) else { return nil }
+    return GroundField(coefficients: coefficients,
+                       reference: RGB8(r: UInt8(lightest[0].rounded()), g: UInt8(lightest[1].rounded()),
+                                       b: UInt8(lightest[2].rounded())))
+  }
+
+  /// Solves `normal · x = right[ch]` for each right-hand side (Gaussian
+  /// elimination with partial pivoting); `nil` when `normal` is singular.
+  static func solve(_ normal: [[Double]], _ right: [[Double]]) -> [[Double]]? {
+    let n = normal.count
+    var a = normal
+    var b = right
+    for col in 0..<n {
+      var pivot = col
+      for row in (col + 1)..<n where abs(a[row][col]) > abs(a[pivot][col]) { pivot = row }
+      guard abs(a[pivot][col]) > 1e-9 else { return nil }
+      a.swapAt(col, pivot)
+      for ch in 0..<b.count { b[ch].swapAt(col, pivot) }
+      for row in (col + 1)..<n {
+        let f = a[row][col] / a[col][col]
+        for k in col..<n { a[row][k] -= f * a[col][k] }
+        for ch in 0..<b.count { b[ch][row] -= f * b[ch][col] }
+      }
+    }
+    return b.map { rhs in
+      var x = [Double](repeating: 0, count: n)
+      for row in stride(from: n - 1, through: 0, by: -1) {
+        var s = rhs[row]
+        for k in (row + 1)..<n { s -= a[row][k] * x[k] }
+        x[row] = s / a[row][row]
+      }
+      return x
+    }
   }
 
   /// The picture the methods work on and what the classifier says of it:
-  /// `image` itself, or, when the classifier calls it a photograph but it
-  /// has a smoothly varying light ground (``groundField(of:)``) and its
-  /// flattened form is a plain light ground, the flattened form.
+  /// `image` itself, or, when it is opaque with a smoothly varying light
+  /// ground (``groundField(of:)``) and its flattened form is a plain light
+  /// ground, the flattened form. The ring alone may call such a picture a
+  /// photograph (a gradient's ends differ) or a light ground whose bright
+  /// centre is no ground (a vignette): either way the flattened picture is
+  /// the one whose ground is one colour.
   func prepared(_ image: RGBAImage) -> (image: RGBAImage, analysis: Analysis) {
     let analysis = analyze(image)
-    guard analysis.kind == .photograph, let field = groundField(of: image) else { return (image, analysis) }
+    guard analysis.kind != .transparent, let field = groundField(of: image) else { return (image, analysis) }
     let flat = field.flattened(image)
-    let flatAnalysis = analyze(flat)
+    var flatAnalysis = analyze(flat)
     guard flatAnalysis.kind == .lightBackground else { return (image, analysis) }
+    flatAnalysis.backgroundSpread = max(flatAnalysis.backgroundSpread, GroundFieldTuning.flattenedSpread)
     return (flat, flatAnalysis)
   }
 }

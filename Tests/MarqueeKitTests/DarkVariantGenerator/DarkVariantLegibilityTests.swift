@@ -223,6 +223,13 @@ struct DarkVariantLegibilityTests {
                       TextLayer(text: "Autumn offers", size: 110, colour: "0x3E2723", x: 60, y: 150),
                       TextLayer(text: "Shop the range", size: 50, colour: "0x5D4037", x: 60, y: 330),
                     ]),
+    // A radial vignette: white in the middle, light grey at the corners
+    // (the ring alone calls it a flat light ground whose middle is none).
+    GeneratedBanner(id: "vignette", ground: "color=white:s=1170x658,format=rgb24,geq=r='255-40*hypot(X-W/2\\,Y-H/2)/hypot(W/2\\,H/2)':g='255-40*hypot(X-W/2\\,Y-H/2)/hypot(W/2\\,H/2)':b='255-34*hypot(X-W/2\\,Y-H/2)/hypot(W/2\\,H/2)'",
+                    layers: [
+                      TextLayer(text: "Big weekend", size: 120, colour: "0x1A1A1A", x: 60, y: 150),
+                      TextLayer(text: "All shoes -20", size: 60, colour: "0x1565C0", x: 60, y: 330),
+                    ]),
     // A product shot on its own white square, pasted on a grey page: a
     // shaded disc (a photograph by its levels) on white.
     GeneratedBanner(id: "inset", ground: "color=0xEEEEEE:s=1170x658,drawbox=x=640:y=100:w=500:h=500:color=white:t=fill,format=rgb24,geq=r='if(lt(hypot(X-890\\,Y-350)\\,180)\\,40+(X-710)/2+(Y-170)/8\\,r(X\\,Y))':g='if(lt(hypot(X-890\\,Y-350)\\,180)\\,60+(X-710)/2+(Y-170)/8\\,g(X\\,Y))':b='if(lt(hypot(X-890\\,Y-350)\\,180)\\,90+(X-710)/2\\,b(X\\,Y))'",
@@ -422,10 +429,10 @@ struct DarkVariantLegibilityTests {
     #expect(luma(dark, lineY * light.width + lineX) > 150, "the rule line is \(luma(dark, lineY * light.width + lineX))")
   }
 
-  @Test("a light ground that varies (a gradient, a warm wash) turns dark under light text, as a flat one does")
+  @Test("a light ground that varies (a gradient, a warm wash, a vignette) turns dark under light text, as a flat one does")
   func varyingLightGroundsTurnDark() throws {
     let b = try Self.built.get()
-    for id in ["gradient", "warmwash"] {
+    for id in ["gradient", "warmwash", "vignette"] {
       let dark = try b.picture(id, "dark_url")
       let mask = try FFmpegOracle.decode(b.fixture.dir.appendingPathComponent("\(id)-mask0.png"))
       let resized = mask.width == dark.width ? mask : try ImageResampler.resize(mask, width: dark.width, height: dark.height)
