@@ -107,7 +107,12 @@ struct SourceHealthTests {
     // The cover is a clean picture, the clean source's own at that time.
     let coverTime = try #require(built.coverTime)
     #expect(!health.isDamaged(at: coverTime, margin: frame / 2), "cover at \(coverTime) s, damaged: \(health.rangeList)")
-    #expect(built.warnings.contains { $0.contains("pinned cover time") && $0.contains("damaged part") }, "\(built.warnings)")
+    let note = try #require(built.warnings.first { $0.contains("pinned cover time") && $0.contains("damaged part") }, "\(built.warnings)")
+    // The run the note names holds the pinned time and not the clean picture used.
+    let run = try #require(note.firstMatch(of: #/damaged part of the source \(([0-9.]+)–([0-9.]+) s\)/#), "\(note)")
+    let (runStart, runEnd) = (try #require(Double(run.1)), try #require(Double(run.2)))
+    #expect(pinned >= runStart - frame && pinned <= runEnd + frame, "\(note)")
+    #expect(coverTime < runStart - 0.005 || coverTime > runEnd + 0.005, "the cover at \(coverTime) s lies in the run the note names: \(note)")
     let cover = dir.appendingPathComponent("videos/item").appendingPathComponent(built.entry.coverPath)
     let ours = try Oracle.grayFrames(cover, width: 64, height: 48)[0]
     let reference = try Oracle.grayFrames(clean, width: 64, height: 48, at: coverTime)[0]
@@ -326,6 +331,23 @@ struct SourceHealthTests {
     #expect(h.damagedPictures == 6 && h.truncation == nil)
     #expect(h.damagedRanges == [.init(start: 0.08, end: 0.16), .init(start: 0.48, end: 0.56)], "\(h.damagedRanges)")
     #expect(h.failureReason?.hasPrefix("the source is damaged: 6 pictures between 0.08 s and 0.56 s could not be decoded cleanly") == true)
+  }
+
+  @Test("the cover's damaged runs split at every clean picture: a pinned time falls in the run on screen then, never in a range that hides the clean picture a cover used")
+  func coverRunsSplitAtCleanPictures() {
+    // 25 fps; damaged 1.16–1.96, clean at 2.00, damaged 2.04–3.96, clean from 4.00.
+    var runs = DamagedRuns()
+    for i in 25..<110 {
+      let t = Double(i) * 0.04
+      runs.picture(at: t, damaged: (29...49).contains(i) || (51...99).contains(i))
+    }
+    #expect(runs.runs.count == 2, "\(runs.runs)")
+    let first = runs.run(showing: 1.5), second = runs.run(showing: 3.0)
+    #expect(first.map { Int(($0.start * 100).rounded()) } == 116 && first.map { Int(($0.end * 100).rounded()) } == 196, "\(String(describing: first))")
+    #expect(second.map { Int(($0.start * 100).rounded()) } == 204 && second.map { Int(($0.end * 100).rounded()) } == 396, "\(String(describing: second))")
+    #expect(runs.run(showing: 2.0) == nil && runs.run(showing: 2.03) == nil, "2.00 s is clean and on screen until 2.04 s")
+    #expect(runs.run(showing: 1.98) == first, "the last damaged picture is on screen until the clean one")
+    #expect(runs.run(showing: 4.0) == nil && runs.run(showing: 1.12) == nil)
   }
 
   @Test("B-pictures decoded after a concealed reference but shown before it are damaged too (decode order by packet position)")
