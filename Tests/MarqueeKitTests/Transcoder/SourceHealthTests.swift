@@ -274,6 +274,30 @@ struct SourceHealthTests {
     #expect(built.entry.duration < 5)
   }
 
+  @Test("an H.264 MP4 (faststart, B-pictures) cut at 30–50 %: the damaged pictures the message names lie within the pictures' end it names")
+  func damageWithinThePicturesEnd() throws {
+    let dir = try TranscoderTests.tempDir()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let whole = dir.appendingPathComponent("whole.mp4")
+    try Oracle.generate(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-t", "6", "-threads", "1", "-c:v", "libx264",
+                         "-bf", "2", "-g", "30", "-movflags", "+faststart"], to: whole)
+    var beyond = 0
+    for (i, fraction) in [0.3, 0.33, 0.37, 0.4, 0.43, 0.47, 0.5].enumerated() {
+      let cut = dir.appendingPathComponent("cut\(i).mp4")
+      try DamagedMedia.truncate(whole, to: cut, keeping: fraction)
+      let error = #expect(throws: MarqueeError.self) { try Self.build(cut, in: dir) }
+      let message = error?.message ?? ""
+      let end = try #require(message.firstMatch(of: #/its pictures end at ([0-9.]+) s of/#).flatMap { Double($0.1) }, "\(message)")
+      // ffprobe: packets shown past that end were read (the picture lost with the cut packet, at least).
+      let packets = try Oracle.videoPackets(cut)
+      if let origin = packets.map(\.pts).min(), packets.contains(where: { $0.pts - origin > end + 0.001 }) { beyond += 1 }
+      guard let damage = message.firstMatch(of: #/the source is damaged: ([^;]+) could not be decoded cleanly/#) else { continue }
+      let times = damage.1.matches(of: #/([0-9]+\.[0-9]+) s/#).compactMap { Double($0.1) }
+      #expect(!times.isEmpty && times.allSatisfy { $0 <= end }, "cut at \(fraction): \(message)")
+    }
+    #expect(beyond > 0, "no cut left a packet past the pictures' end")
+  }
+
   @Test("an MP4 with its moov at the end (no faststart) cut at 40 % is truncated or still being copied, by its own boxes; the setting cannot build it; one whose mdat runs to the end with no moov is still being written")
   func truncatedBeforeIndex() throws {
     let dir = try TranscoderTests.tempDir()
