@@ -91,6 +91,11 @@ public final class Decoder {
   /// it has seen the stream); 0 without reordering.
   public var reorderDelay: Int { Int(max(0, context.pointee.has_b_frames)) }
 
+  /// Whether libavcodec decodes several pictures at once on frame threads
+  /// (`active_thread_type & FF_THREAD_FRAME`): its errors then come back
+  /// from a later `send` or `receive` than the packet's own.
+  public var usesFrameThreads: Bool { context.pointee.active_thread_type & FF_THREAD_FRAME != 0 }
+
   /// Decoded picture format (video): width, height, pixel format name.
   public var pixelFormatName: String {
     av_get_pix_fmt_name(context.pointee.pix_fmt).map { String(cString: $0) } ?? "none"

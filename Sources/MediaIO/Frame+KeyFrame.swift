@@ -29,6 +29,13 @@ extension Frame {
     pointer.pointee.pkt_pos < 0 ? nil : pointer.pointee.pkt_pos
   }
 
+  /// The decoder's number for this picture in bitstream order
+  /// (`AVFrame.coded_picture_number`): libavcodec's h264 and MPEG-video
+  /// decoders count every picture they start, including one the h264
+  /// decoder makes in place of a lost reference (a `frame_num` gap), which
+  /// is never handed over. Decoders that do not count leave it 0.
+  public var codedPictureNumber: Int { Int(pointer.pointee.coded_picture_number) }
+
   /// Marks the picture damaged (sets `AV_FRAME_FLAG_CORRUPT`): for a
   /// picture the decoder did not flag itself but that is predicted from a
   /// damaged one. libavfilter copies the flag to every picture a filter

@@ -21,7 +21,11 @@ public struct JobProblem: Sendable, Equatable, CustomStringConvertible {
 /// Checks a job without building it (`marquee validate`): the document
 /// (`JobReader`: schema, types, ranges, unknown keys) and then every
 /// source: present, readable, a container or image format Marquee accepts,
-/// and within the job's limits. Opening a source reads its headers only.
+/// and within the job's limits. A video source is opened (headers and
+/// stream probing only); a still (an image source that is not an
+/// animation, a poster, a designer's dark picture) is decoded as build
+/// decodes it (`ImageSource.checkDecodes`), so a truncated or corrupt
+/// still fails here with build's reason.
 public enum JobValidator {
   /// The job (when the document is valid) and every problem, in job order.
   public static func validate(jobAt url: URL) -> (job: Job?, problems: [JobProblem]) {
@@ -59,7 +63,13 @@ public enum JobValidator {
           problem(error.reason)
         }
       case .image:
-        do { _ = try ImageSource.open(file: source, path: spec.source.path, limits: limits) } catch {
+        // A still is decoded under the rule build uses
+        // (`ImageSource.checkDecodes`), so a file cut short is found here;
+        // an animation's frames are checked by build only.
+        do {
+          let image = try ImageSource.open(file: source, path: spec.source.path, limits: limits)
+          if !image.header.isAnimated { try image.checkDecodes() }
+        } catch {
           problem(error.reason)
         }
       }
@@ -84,7 +94,7 @@ public enum JobValidator {
 
   /// Why the poster at `url` cannot be a cover, or `nil`: it must exist, be
   /// a readable regular file, and be a JPEG, PNG, WebP or HEIC still within
-  /// the job's limits (`PosterFitter.open`, headers only).
+  /// the job's limits that decodes whole (`checkStill`).
   static func checkPoster(_ url: URL, limits: InputLimits, background: RGBColor) -> String? {
     checkStill(url, limits: limits, what: "poster",
                missing: "poster not found", folder: "is a folder, not a poster image",
@@ -100,16 +110,17 @@ public enum JobValidator {
   }
 
   /// Why a still the job supplies cannot be used, or `nil`: it must exist,
-  /// be a readable regular file, and be a JPEG, PNG, WebP or HEIC still
-  /// within the job's limits (`PosterFitter.openStill`, headers only); the
-  /// other arguments are the words for each case.
+  /// be a readable regular file, be a JPEG, PNG, WebP or HEIC still within
+  /// the job's limits (`PosterFitter.openStill`), and decode whole, as
+  /// build decodes it (`ImageSource.checkDecodes`); the other arguments are
+  /// the words for each case.
   private static func checkStill(_ url: URL, limits: InputLimits, what: String, missing: String, folder: String,
                                  unreadable: String) -> String? {
     var isDirectory: ObjCBool = false
     guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else { return missing }
     if isDirectory.boolValue { return folder }
     guard FileManager.default.isReadableFile(atPath: url.path) else { return unreadable }
-    do { _ = try PosterFitter.openStill(url, limits: limits, what: what) } catch {
+    do { try PosterFitter.openStill(url, limits: limits, what: what).checkDecodes() } catch {
       return "not a usable \(what): \(error.reason)"
     }
     return nil

@@ -145,6 +145,23 @@ public struct ImageSource: Sendable {
     }
   }
 
+  /// Decodes the (first) picture as `decodeStill` does and drops it: the
+  /// one rule that says whether a still is whole. `marquee build` decodes
+  /// with `decodeStill` and fails the item on its error; `marquee validate`
+  /// calls this, so both refuse the same files with the same reason.
+  ///
+  /// A JPEG is decoded at its smallest DCT scale (1/8): libjpeg still reads
+  /// every entropy-coded segment, so a file cut short ends before the last
+  /// row exactly as at full size (its premature-end warning,
+  /// `JWRN_JPEG_EOF`). PNG and GIF go through libavcodec's decoder, WebP
+  /// through libwebp, HEIC through libheif, as in `decodeStill`.
+  ///
+  /// - Throws: `MediaIOError` for corrupt or truncated data: the error
+  ///   `decodeStill` throws for the same bytes.
+  public func checkDecodes() throws(MediaIOError) {
+    _ = try decodeStill(minimumWidth: 1)
+  }
+
   /// What `decodeFrames` did.
   public struct FrameDecodeSummary: Sendable {
     /// Frames decoded (up to the last one asked for).

@@ -107,7 +107,12 @@ struct SourceHealthTests {
     // The cover is a clean picture, the clean source's own at that time.
     let coverTime = try #require(built.coverTime)
     #expect(!health.isDamaged(at: coverTime, margin: frame / 2), "cover at \(coverTime) s, damaged: \(health.rangeList)")
-    #expect(built.warnings.contains { $0.contains("pinned cover time") && $0.contains("damaged part") }, "\(built.warnings)")
+    let note = try #require(built.warnings.first { $0.contains("pinned cover time") && $0.contains("damaged part") }, "\(built.warnings)")
+    // The run the note names holds the pinned time and not the clean picture used.
+    let run = try #require(note.firstMatch(of: #/damaged part of the source \(([0-9.]+)–([0-9.]+) s\)/#), "\(note)")
+    let (runStart, runEnd) = (try #require(Double(run.1)), try #require(Double(run.2)))
+    #expect(pinned >= runStart - frame && pinned <= runEnd + frame, "\(note)")
+    #expect(coverTime < runStart - 0.005 || coverTime > runEnd + 0.005, "the cover at \(coverTime) s lies in the run the note names: \(note)")
     let cover = dir.appendingPathComponent("videos/item").appendingPathComponent(built.entry.coverPath)
     let ours = try Oracle.grayFrames(cover, width: 64, height: 48)[0]
     let reference = try Oracle.grayFrames(clean, width: 64, height: 48, at: coverTime)[0]
@@ -147,6 +152,96 @@ struct SourceHealthTests {
     #expect(abs(built.entry.duration - 3) < 0.05)
   }
 
+  /// A 3 s 320x240 H.264 stream at 30 fps (no B-frames, an IDR every
+  /// second) in Annex B, and the byte offset of each access unit's first
+  /// slice NAL unit (its `00 00 01` start code; `first_mb_in_slice` 0).
+  static func annexB(_ url: URL) throws -> (bytes: [UInt8], units: [Int]) {
+    try Oracle.generate(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-t", "3", "-threads", "1",
+                         "-c:v", "libx264", "-bf", "0", "-g", "30", "-bsf:v", "h264_mp4toannexb", "-f", "h264"], to: url)
+    let bytes = [UInt8](try Data(contentsOf: url))
+    let units = (0..<(bytes.count - 4)).filter {
+      bytes[$0] == 0 && bytes[$0 + 1] == 0 && bytes[$0 + 2] == 1 && [1, 5].contains(bytes[$0 + 3] & 0x1F) && bytes[$0 + 4] & 0x80 != 0
+    }
+    return (bytes, units)
+  }
+
+  /// A slice header naming PPS 9, which does not exist: `first_mb_in_slice`
+  /// 0, `slice_type` 5 (P), `pic_parameter_set_id` 9; libavcodec refuses
+  /// the packet whole ("non-existing PPS 9 referenced", "no frame!").
+  static let missingPPSSliceHeader: [UInt8] = [0x98, 0x57]
+
+  @Test("a stray slice NAL unit (9 bytes, nal_ref_idc 1, a PPS that does not exist) in its own packet and picture slot is skipped with a note, not damage; the pictures after it are the clean stream's")
+  func strayNALPacket() throws {
+    let dir = try TranscoderTests.tempDir()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let raw = dir.appendingPathComponent("clip.h264")
+    var (bytes, units) = try Self.annexB(raw)
+    try #require(units.count == 90)
+    // Before the second access unit: 00 00 00 01, then the NAL unit (header 0x21: nal_ref_idc 1, type 1).
+    let nal: [UInt8] = [0x21] + Self.missingPPSSliceHeader + [0xAB, 0xCD, 0x12, 0x34, 0x56, 0x80]
+    let at = bytes[units[1] - 1] == 0 ? units[1] - 1 : units[1]
+    bytes.insert(contentsOf: [0, 0, 0, 1] + nal, at: at)
+    let patched = dir.appendingPathComponent("patched.h264")
+    try Data(bytes).write(to: patched)
+    let source = dir.appendingPathComponent("stray-packet.mp4"), clean = dir.appendingPathComponent("clean.mp4")
+    try Oracle.generate(["-r", "30", "-i", patched.path, "-c", "copy"], to: source)
+    try Oracle.generate(["-r", "30", "-i", raw.path, "-c", "copy"], to: clean)
+    // ffprobe: the unit is a packet of its own (4-byte length + 9 bytes) at pts 512 of 1/15360, the second picture slot.
+    let probe = try Run.process("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=time_base:packet=pts,size",
+                                            "-of", "csv=p=0", source.path])
+    let rows = probe.stdoutText.split(separator: "\n").map(String.init)
+    #expect(rows.contains("1/15360") && rows.contains("512,13") && rows.count == 92, "\(rows.prefix(4))")
+    // The oracle: ffmpeg decodes 90 pictures, each the clean stream's, in order.
+    let ours = try Oracle.timedGrayFrames(source), reference = try Oracle.timedGrayFrames(clean)
+    try #require(ours.count == 90 && reference.count == 90, "\(ours.count) and \(reference.count) pictures")
+    for (a, b) in zip(ours, reference) {
+      #expect(Oracle.meanAbsoluteDifference(a.gray, b.gray) <= 1, "picture at \(a.time) s differs from the clean stream's")
+    }
+
+    let built = try Self.build(source, in: dir)
+    let health = built.health
+    #expect(health.isSound && health.damagedPictures == 0 && health.damagedRanges.isEmpty, "\(health)")
+    let skipped = try #require(health.skippedVideoPackets, "\(health)")
+    #expect(skipped.count == 1 && abs(skipped[0] - 512.0 / 15360) < 0.002, "\(skipped)")
+    #expect(!built.warnings.contains { $0.contains("damaged") || $0.contains("truncated") }, "\(built.warnings)")
+    #expect(built.warnings.contains("1 video packet (at 0.03 s) could not be decoded and was skipped; the pictures after it decoded whole, so no picture depends on it"),
+            "\(built.warnings)")
+    // Every picture is encoded (ffprobe on the MP4): 3.03 s at 30 fps, the empty slot filled.
+    #expect(abs(built.entry.duration - 91.0 / 30) < 0.05, "\(built.entry.duration)")
+    #expect(try FFprobe.videoFrames(TranscoderTests.mp4(dir)).count >= 90)
+  }
+
+  @Test("a P-picture whose packet the decoder refuses whole (its slice header names a PPS that does not exist) is lost: the item fails, the range covering it and the pictures predicted from it")
+  func lostReferencePacket() throws {
+    let dir = try TranscoderTests.tempDir()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let raw = dir.appendingPathComponent("clip.h264")
+    var (bytes, units) = try Self.annexB(raw)
+    try #require(units.count == 90 && bytes[units[10] + 3] & 0x1F == 1 && bytes[units[10] + 3] & 0x60 != 0,
+                 "the 11th picture is a reference P slice")
+    bytes.replaceSubrange((units[10] + 4)..<(units[10] + 6), with: Self.missingPPSSliceHeader)
+    let patched = dir.appendingPathComponent("patched.h264")
+    try Data(bytes).write(to: patched)
+    let source = dir.appendingPathComponent("lost-picture.mp4"), clean = dir.appendingPathComponent("clean.mp4")
+    try Oracle.generate(["-r", "30", "-i", patched.path, "-c", "copy"], to: source)
+    try Oracle.generate(["-r", "30", "-i", raw.path, "-c", "copy"], to: clean)
+    // The oracle: ffmpeg loses the picture at 10/30 s, and the pictures predicted from it drift from the clean
+    // stream's (past the oracle's threshold from 0.9 s), up to the IDR at 1 s.
+    let oracle = try DamagedMedia.damagedPictureTimes(clean: clean, damaged: source)
+    try #require(oracle.first.map { abs($0 - 10.0 / 30) < 0.005 } == true && oracle.count > 1, "\(oracle)")
+    #expect(oracle.allSatisfy { $0 < 1 }, "\(oracle)")
+
+    let error = #expect(throws: MarqueeError.self) { try Self.build(source, in: dir) }
+    #expect(error?.code == .damagedSource)
+    let message = error?.message ?? ""
+    let figures = try #require(Self.damageFigures(message), "\(message)")
+    let frame = 1.0 / 30
+    for t in oracle {
+      #expect(t >= figures.first - frame / 2 && t <= figures.last + frame / 2, "damaged picture at \(t) s outside \(figures.first)–\(figures.last) s: \(message)")
+    }
+    #expect(figures.count == 20, "the lost picture and the 19 predicted from it before the IDR at 1 s: \(message)")
+  }
+
   // MARK: - Truncation
 
   @Test("a file cut at 40 % fails by default (its pictures end at about 40 % of the declared 9 s); allow_damaged_sources builds what is there",
@@ -177,6 +272,30 @@ struct SourceHealthTests {
     #expect(abs(built.entry.duration - probed) < 0.05, "banners.json \(built.entry.duration) s, MP4 \(probed) s")
     #expect(abs(built.entry.duration - truncation.picturesEnd) < 0.05)
     #expect(built.entry.duration < 5)
+  }
+
+  @Test("an H.264 MP4 (faststart, B-pictures) cut at 30–50 %: the damaged pictures the message names lie within the pictures' end it names")
+  func damageWithinThePicturesEnd() throws {
+    let dir = try TranscoderTests.tempDir()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let whole = dir.appendingPathComponent("whole.mp4")
+    try Oracle.generate(["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=30", "-t", "6", "-threads", "1", "-c:v", "libx264",
+                         "-bf", "2", "-g", "30", "-movflags", "+faststart"], to: whole)
+    var beyond = 0
+    for (i, fraction) in [0.3, 0.33, 0.37, 0.4, 0.43, 0.47, 0.5].enumerated() {
+      let cut = dir.appendingPathComponent("cut\(i).mp4")
+      try DamagedMedia.truncate(whole, to: cut, keeping: fraction)
+      let error = #expect(throws: MarqueeError.self) { try Self.build(cut, in: dir) }
+      let message = error?.message ?? ""
+      let end = try #require(message.firstMatch(of: #/its pictures end at ([0-9.]+) s of/#).flatMap { Double($0.1) }, "\(message)")
+      // ffprobe: packets shown past that end were read (the picture lost with the cut packet, at least).
+      let packets = try Oracle.videoPackets(cut)
+      if let origin = packets.map(\.pts).min(), packets.contains(where: { $0.pts - origin > end + 0.001 }) { beyond += 1 }
+      guard let damage = message.firstMatch(of: #/the source is damaged: ([^;]+) could not be decoded cleanly/#) else { continue }
+      let times = damage.1.matches(of: #/([0-9]+\.[0-9]+) s/#).compactMap { Double($0.1) }
+      #expect(!times.isEmpty && times.allSatisfy { $0 <= end }, "cut at \(fraction): \(message)")
+    }
+    #expect(beyond > 0, "no cut left a packet past the pictures' end")
   }
 
   @Test("an MP4 with its moov at the end (no faststart) cut at 40 % is truncated or still being copied, by its own boxes; the setting cannot build it; one whose mdat runs to the end with no moov is still being written")
@@ -315,7 +434,7 @@ struct SourceHealthTests {
     }
     #expect(damaged.map { Int(($0 * 100).rounded()) } == [8, 12, 16])
     // The packet shown at 0.48 is lost before the keyframe shown at 0.40 comes out.
-    m.videoPacketDamaged(at: 0.48, position: nil, lost: true)
+    #expect(m.videoPacketRefused(at: 0.48, position: nil) == [])
     var after: [Double] = []
     for i in 10..<20 where i != 12 {  // 0.48 never comes out
       let t = Double(i) * 0.04
@@ -326,6 +445,130 @@ struct SourceHealthTests {
     #expect(h.damagedPictures == 6 && h.truncation == nil)
     #expect(h.damagedRanges == [.init(start: 0.08, end: 0.16), .init(start: 0.48, end: 0.56)], "\(h.damagedRanges)")
     #expect(h.failureReason?.hasPrefix("the source is damaged: 6 pictures between 0.08 s and 0.56 s could not be decoded cleanly") == true)
+  }
+
+  @Test("the cover's damaged runs split at every clean picture: a pinned time falls in the run on screen then, never in a range that hides the clean picture a cover used")
+  func coverRunsSplitAtCleanPictures() {
+    // 25 fps; damaged 1.16–1.96, clean at 2.00, damaged 2.04–3.96, clean from 4.00.
+    var runs = DamagedRuns()
+    for i in 25..<110 {
+      let t = Double(i) * 0.04
+      runs.picture(at: t, damaged: (29...49).contains(i) || (51...99).contains(i))
+    }
+    #expect(runs.runs.count == 2, "\(runs.runs)")
+    let first = runs.run(showing: 1.5), second = runs.run(showing: 3.0)
+    #expect(first.map { Int(($0.start * 100).rounded()) } == 116 && first.map { Int(($0.end * 100).rounded()) } == 196, "\(String(describing: first))")
+    #expect(second.map { Int(($0.start * 100).rounded()) } == 204 && second.map { Int(($0.end * 100).rounded()) } == 396, "\(String(describing: second))")
+    #expect(runs.run(showing: 2.0) == nil && runs.run(showing: 2.03) == nil, "2.00 s is clean and on screen until 2.04 s")
+    #expect(runs.run(showing: 1.98) == first, "the last damaged picture is on screen until the clean one")
+    #expect(runs.run(showing: 4.0) == nil && runs.run(showing: 1.12) == nil)
+  }
+
+  @Test("H.264, judged after the fact: a refused packet after which the decoder's picture numbers run on is a stray unit (a note); one it made a picture in place of is a lost picture, damage carried to the next clean keyframe; other codecs count it lost at once")
+  func refusedPacketJudgedByPictureNumbers() {
+    // 30 fps, no reordering: the IDR at 0, a packet refused at 1/30 s (byte 100), then 29 pictures from 2/30 s with an
+    // IDR at 20/30 s; `gap` when the decoder numbered on past a picture of its own (a lost reference).
+    func run(gap: Bool, judges: Bool = true) -> (decisions: [Bool], health: SourceHealth) {
+      var m = SourceHealthMonitor(frameDuration: 1.0 / 30, judgesLostPackets: judges)
+      var decisions = m.picture(at: 0, position: 0, codedNumber: 0, keyframe: true, flagged: false, window: 0)
+      decisions += m.videoPacketRefused(at: 1.0 / 30, position: 100)
+      for i in 1..<30 {
+        m.videoPacketSent(position: Int64(100 + i))
+        decisions += m.picture(at: Double(i + 1) / 30, position: Int64(100 + i), codedNumber: gap ? i + 1 : i,
+                               keyframe: i == 19, flagged: false, window: 0)
+      }
+      decisions += m.drain()
+      return (decisions, m.health(origin: 0, picturesEnd: 31.0 / 30, declaredEnd: 31.0 / 30, declaredStart: 0))
+    }
+    let stray = run(gap: false)
+    #expect(stray.decisions == Array(repeating: false, count: 30))
+    #expect(stray.health.isSound && stray.health.damagedPictures == 0 && stray.health.failureReason == nil)
+    #expect(stray.health.skippedVideoPackets?.map { Int(($0 * 1000).rounded()) } == [33], "\(stray.health)")
+    #expect(stray.health.warnings == ["1 video packet (at 0.03 s) could not be decoded and was skipped; the pictures after it decoded whole, so no picture depends on it"])
+
+    let lost = run(gap: true)
+    // Pictures 2/30 … 19/30 s follow the lost one; the IDR at 20/30 s is clean.
+    #expect(lost.decisions == [false] + Array(repeating: true, count: 18) + Array(repeating: false, count: 11), "\(lost.decisions)")
+    #expect(lost.health.damagedPictures == 19 && lost.health.skippedVideoPackets == nil)
+    #expect(lost.health.rangeList == "0.03–0.63 s", "\(lost.health.rangeList)")
+
+    // MPEG-4 part 2 and the like: no numbers to judge by, lost at once.
+    let unjudged = run(gap: false, judges: false)
+    #expect(unjudged.decisions == lost.decisions && unjudged.health.damagedPictures == 19)
+  }
+
+  @Test("with B-pictures (reorder depth 2): a stray unit between B2 and P6 is judged once P6 and B2 are out; a lost P6 damages B4 and B5 (decoded after it) and B7 and B8 (shown after it)")
+  func refusedPacketWithReordering() {
+    // Decode order I0 P3 B1 B2 [refused] … I9 B7 B8 at 25 fps, positions in decode order; the decoder hands pictures over
+    // in display order once more than 2 wait. `lostP6`: the refused packet is P6 itself and the decoder made a picture in
+    // its place (numbers skip 4); else it is a stray unit before P6.
+    func run(lostP6: Bool) -> [Bool] {
+      var m = SourceHealthMonitor(frameDuration: 0.04, judgesLostPackets: true)
+      var decided: [Bool] = []
+      var decoderHeld: [(shown: Int, position: Int64, coded: Int)] = []
+      var coded = 0
+      func out(_ count: Int) {
+        decoderHeld.sort { $0.shown < $1.shown }
+        while decoderHeld.count > count {
+          let p = decoderHeld.removeFirst()
+          decided += m.picture(at: Double(p.shown) * 0.04, position: p.position, codedNumber: p.coded,
+                               keyframe: p.shown % 9 == 0, flagged: false, window: 2)
+        }
+      }
+      var position: Int64 = 0
+      for shown in lostP6 ? [0, 3, 1, 2, 6, 4, 5, 9, 7, 8] : [0, 3, 1, 2, -1, 6, 4, 5, 9, 7, 8] {
+        defer { position += 1 }
+        if shown == -1 || (lostP6 && shown == 6) {
+          decided += m.videoPacketRefused(at: shown == -1 ? 0.1 : 0.24, position: position)
+          if lostP6 { coded += 1 }  // the picture the decoder made in P6's place
+          continue
+        }
+        m.videoPacketSent(position: position)
+        decoderHeld.append((shown, position, coded))
+        coded += 1
+        out(2)
+      }
+      out(0)
+      decided += m.drain()
+      return decided
+    }
+    let stray = run(lostP6: false)
+    #expect(stray == Array(repeating: false, count: 10), "\(stray)")
+    let lost = run(lostP6: true)
+    #expect(lost.count == 9)
+    // Shown 0 1 2 3 4 5 7 8 9: B4, B5 (decoded after the lost P6) and B7, B8 (shown after it, before I9).
+    #expect(lost == [false, false, false, false, true, true, true, true, false], "\(lost)")
+  }
+
+  @Test("a picture lost after the last one decoded is named within the pictures' end the truncation names; ranges merge only where no clean picture lies between")
+  func timesWithinThePictures() {
+    // 25 fps pictures 0 … 2.36 s (they end at 2.40 s), then a refused last packet at 2.47 s; the container says 6 s.
+    var m = SourceHealthMonitor(frameDuration: 0.04)
+    for i in 0..<60 {
+      m.packetRead(stream: 0, isVideo: true, start: Double(i) * 0.04, end: Double(i + 1) * 0.04, cut: false)
+      _ = m.picture(at: Double(i) * 0.04, position: Int64(i), keyframe: i % 25 == 0, flagged: false, window: 0)
+    }
+    m.packetRead(stream: 0, isVideo: true, start: 2.47, end: 2.51, cut: false)
+    _ = m.videoPacketRefused(at: 2.47, position: 60)
+    _ = m.drain()
+    let h = m.health(origin: 0, picturesEnd: 2.40, declaredEnd: 6, declaredStart: 0)
+    let reason = h.failureReason ?? ""
+    #expect(reason.hasPrefix("the source is truncated or still being copied: its pictures end at 2.40 s of 6.00 s; "
+                             + "the source is damaged: 1 picture at 2.40 s could not be decoded cleanly"), "\(reason)")
+    #expect(h.damagedRanges.allSatisfy { $0.end <= 2.40 }, "\(h.damagedRanges)")
+
+    // 60 fps pictures (output at 30 fps: 1.5 output frames is 3 source frames): damage at 10 and 11, the clean IDR at
+    // 12, damage from 13 to the IDR at 36 with a lost picture at 30: two ranges, the lost picture inside the second.
+    var r = SourceHealthMonitor(frameDuration: 1.0 / 30)
+    for i in 0..<40 {
+      if i == 30 { _ = r.videoPacketRefused(at: 30.0 / 60, position: 30); continue }
+      _ = r.picture(at: Double(i) / 60, position: Int64(i), keyframe: [0, 12, 36].contains(i), flagged: [10, 13].contains(i),
+                    window: 0)
+    }
+    _ = r.drain()
+    let ranges = r.health(origin: 0, picturesEnd: 40.0 / 60, declaredEnd: nil, declaredStart: 0).damagedRanges
+    #expect(ranges.map { [Int(($0.start * 60).rounded()), Int(($0.end * 60).rounded())] } == [[10, 11], [13, 35]],
+            "\(ranges.map { ($0.start * 60, $0.end * 60) })")
   }
 
   @Test("B-pictures decoded after a concealed reference but shown before it are damaged too (decode order by packet position)")

@@ -63,7 +63,7 @@ final class SourceStreams {
 ///   streams share one time zero; past that many, audio is decoded at once
 ///   on a provisional origin of 0.
 /// - A damaged picture (concealed or flagged by its decoder, its packet
-///   refused or cut short, or predicted from one of those) is marked
+///   cut short or lost, or predicted from one of those) is marked
 ///   (`Frame.markCorrupt`) so that no cover is taken from it. Unless
 ///   `allowsDamage`, the first one stops the encode: the rest of the source
 ///   is only decoded, to count the damage for the error.
@@ -107,7 +107,9 @@ struct SourceReader {
   func run(limits: InputLimits, frameRate: Rational) throws -> Outcome {
     var state = ReadState(
       timeline: TimelineRebaser(videoTimeBase: source.video.timeBase, frameRate: frameRate, maxDuration: limits.maxDuration),
-      decoded: try Frame(), monitor: SourceHealthMonitor(frameDuration: 1 / frameRate.doubleValue))
+      decoded: try Frame(),
+      monitor: SourceHealthMonitor(frameDuration: 1 / frameRate.doubleValue,
+                                   judgesLostPackets: source.video.codecName == "h264" && !source.videoDecoder.usesFrameThreads))
     var warnings: [String] = []
     let packet = try Packet()
     var heldAudio: [Packet] = []
@@ -124,7 +126,7 @@ struct SourceReader {
                                end: packet.pts.map { Double($0 + packet.duration) * tb }, cut: packet.isCorrupt)
       if packet.streamIndex == source.video.index {
         if packet.isCorrupt {
-          state.monitor.videoPacketDamaged(at: Self.seconds(packet), position: packet.position, lost: false)
+          state.monitor.videoPacketCut(at: Self.seconds(packet), position: packet.position)
         }
         try decode(source.videoDecoder, packet, &state)
         if state.timeline.origin != nil && !heldAudio.isEmpty, let dec = source.audioDecoder {
@@ -186,7 +188,8 @@ struct SourceReader {
     let decoded: Frame
     var monitor: SourceHealthMonitor
     /// Rebased pictures waiting for the monitor's decision (a reference
-    /// each), oldest first: as many as the decoder's reorder depth.
+    /// each), oldest first: as many as the decoder's reorder depth, more
+    /// while a refused packet waits to be judged.
     var waiting: [Frame] = []
     /// Pictures and sound no longer reach the encoders (damage, not allowed).
     var stopped = false
@@ -205,11 +208,13 @@ struct SourceReader {
     var failedReceives = 0
     do {
       _ = try decoder.send(packet)
+      if isVideo, let packet { state.monitor.videoPacketSent(position: packet.position) }
     } catch {
       sent = false
       if isVideo {
-        state.monitor.videoPacketDamaged(at: packet.flatMap(Self.seconds), position: packet?.position, lost: true)
-        stopIfNotAllowed(&state)
+        // Judged by the monitor: a lost picture (damage) or a stray unit.
+        try handOn(state.monitor.videoPacketRefused(at: packet.flatMap(Self.seconds), position: packet?.position), &state)
+        stopIfDamaged(&state)
       }
     }
     var audioFailed = !sent
@@ -223,8 +228,8 @@ struct SourceReader {
           throw MarqueeError(.corruptSource, "the decoder keeps failing: \(error.reason)", cause: error)
         }
         if isVideo {
-          state.monitor.videoPacketDamaged(at: nil, position: nil, lost: true)
-          stopIfNotAllowed(&state)
+          try handOn(state.monitor.videoPacketRefused(at: nil, position: nil), &state)
+          stopIfDamaged(&state)
         } else {
           audioFailed = true
         }
@@ -259,8 +264,9 @@ struct SourceReader {
     let time = origin + Double(pts) * source.video.timeBase.doubleValue
     frame.pts = pts
     state.waiting.append(try frame.clone())
-    try handOn(state.monitor.picture(at: time, position: frame.packetPosition, keyframe: frame.isKeyframe,
-                                     flagged: frame.isCorrupt, window: source.videoDecoder.reorderDelay), &state)
+    try handOn(state.monitor.picture(at: time, position: frame.packetPosition, codedNumber: frame.codedPictureNumber,
+                                     keyframe: frame.isKeyframe, flagged: frame.isCorrupt,
+                                     window: source.videoDecoder.reorderDelay), &state)
   }
 
   /// Hands the oldest waiting pictures to the video path, one per decision:
@@ -281,5 +287,12 @@ struct SourceReader {
   /// Without `allowsDamage`, damage ends the encode (the item fails).
   private func stopIfNotAllowed(_ state: inout ReadState) {
     if !allowsDamage { state.stopped = true }
+  }
+
+  /// Stops (`stopIfNotAllowed`) once the monitor has counted a damaged
+  /// picture: a lost one counts when it is judged, not when its packet is
+  /// refused (it may be a stray unit).
+  private func stopIfDamaged(_ state: inout ReadState) {
+    if state.monitor.damagedPictures > 0 { stopIfNotAllowed(&state) }
   }
 }
