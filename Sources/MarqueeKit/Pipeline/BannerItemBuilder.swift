@@ -12,8 +12,10 @@ struct ItemProduct: Sendable {
 
 /// Runs one banner's stage chain into a folder: the seam between the
 /// pipeline (store, scheduling, publishing) and the stages. One function per
-/// kind; each writes under `root/<folder>` and returns bundle-style paths
-/// starting with `<folder>/`.
+/// kind, side by side: `buildVideo` (`BannerItemBuilder+Video.swift`, with
+/// the video chain `VideoBannerBuilder`) and `buildImage`
+/// (`BannerItemBuilder+Image.swift`); each writes under `root/<folder>` and
+/// returns bundle-style paths starting with `<folder>/`.
 struct BannerItemBuilder: Sendable {
   let settings: JobSettings
   /// Where the stages write (a temporary folder of the store).
@@ -49,30 +51,6 @@ struct BannerItemBuilder: Sendable {
     if spec.kind == .video { return try buildVideo(spec, folder: folder) }
     let (entry, warnings, summary) = try buildImage(spec, folder: folder)
     return ItemProduct(entry: entry, warnings: warnings, summary: summary)
-  }
-
-  /// Video banners: `VideoBannerBuilder` (transcoder, master playlist,
-  /// cover and its dark variant) with the pipeline's fixed encoder threads;
-  /// then the dark cover made to follow the banner's dark policy
-  /// (`DarkCoverWriter`). The designer's picture is read before anything
-  /// is encoded, so a bad one fails the item at once.
-  private func buildVideo(_ spec: BannerSpec, folder: String) throws(MarqueeError) -> ItemProduct {
-    let dark = try DarkSource.load(for: spec, settings: settings)
-    let built: BuiltVideoBanner
-    do {
-      built = try VideoBannerBuilder(settings: settings, darkVariants: darkVariants,
-                                     encoderThreads: ItemFingerprint.encoderThreads)
-        .build(spec, bundleRoot: staging, folder: folder, budget: budget, progress: progress)
-    } catch { throw .wrapping(error) }
-    var entry = built.entry
-    let darkWarnings: [String]
-    do {
-      darkWarnings = try DarkCoverWriter(settings: settings, darkVariants: darkVariants)
-        .apply(dark, to: entry, itemFolder: staging.appendingPathComponent(folder, isDirectory: true))
-    } catch { throw .wrapping(error) }
-    entry.darkPolicy = dark.kind
-    return ItemProduct(entry: .video(entry), warnings: built.warnings + darkWarnings,
-                       summary: built.summary + Self.darkSummary(spec.dark, what: "dark cover"), health: built.health)
   }
 
   /// What the summary line says of a dark policy other than the generated
