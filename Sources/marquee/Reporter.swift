@@ -10,7 +10,8 @@ import MarqueeKit
 ///   per event, warnings and errors on stderr, and the summary table;
 /// - `json` (`--log-format json`): one JSON object per line on stdout.
 ///
-/// `--quiet` keeps warnings and errors only; `--verbose` adds debug events.
+/// `--quiet` keeps warnings and errors only; `--verbose` adds debug events
+/// and, under the summary, each failed item's error in detail.
 final class Reporter: @unchecked Sendable {
   enum Mode { case live, plain, json }
 
@@ -244,6 +245,20 @@ final class Reporter: @unchecked Sendable {
     let bytes = report.items.reduce(Int64(0)) { $0 + $1.byteCount }
     text += "\n  \(report.items.count - report.skippedCount) item(s): \(report.countsSummary); \(files) files, \(LogLine.bytes(bytes)); \(LogLine.seconds(report.seconds))\n"
     if let published { text += "  \(published)\n" }
+    if verbose {
+      for failure in report.items.compactMap(\.failure) { text += "\n" + Self.detail(of: failure) }
+    }
     console.out(text)
+  }
+
+  /// A failed item for `--verbose`, under the summary: `<id>: <stage>
+  /// failed: <source>`, then its error's `detailedDescription` (the message,
+  /// code, cause and where it was raised), indented.
+  static func detail(of failure: ItemFailure) -> String {
+    var text = "  " + LogLine.printable("\(failure.id): \(failure.stage.rawValue) failed: \(failure.source)") + "\n"
+    for line in failure.error.detailedDescription.split(separator: "\n", omittingEmptySubsequences: false) {
+      text += "    " + LogLine.printable(String(line)) + "\n"
+    }
+    return text
   }
 }

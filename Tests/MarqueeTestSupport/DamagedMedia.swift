@@ -5,17 +5,12 @@ import Foundation
 /// bad sector, a flaky transfer), or a file cut short (a copy still in
 /// progress).
 public enum DamagedMedia {
-  /// SplitMix64: the same garbage for the same seed on every machine.
+  /// `SplitMix64`'s low bytes: the same garbage for the same seed on every
+  /// machine.
   public struct SeededBytes {
-    private var state: UInt64
-    public init(seed: UInt64) { state = seed }
-    public mutating func next() -> UInt8 {
-      state &+= 0x9E37_79B9_7F4A_7C15
-      var z = state
-      z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-      z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-      return UInt8(truncatingIfNeeded: z ^ (z >> 31))
-    }
+    private var generator: SplitMix64
+    public init(seed: UInt64) { generator = SplitMix64(seed: seed) }
+    public mutating func next() -> UInt8 { UInt8(truncatingIfNeeded: generator.next()) }
   }
 
   /// Copies `source` to `destination` with `length` bytes of seeded garbage

@@ -133,6 +133,24 @@ struct LogsTests {
     #expect(failure["source"] as? String == "media/nope.jpg")
     let encode = try #require(objects.first { $0["item"] as? String == "j" && $0["event"] as? String == "failed" })
     #expect((encode["error"] as? String)?.hasPrefix("media/junk.mp4: ") == true, "\(encode)")
+    // Each failure event carries its error's code.
+    #expect(failure["code"] as? String == "unreadable source", "\(failure)")
+    #expect(encode["code"] as? String == "corrupt source", "\(encode)")
+    let codes = objects.filter { $0["event"] as? String == "failed" && $0["item"] != nil }.map { $0["code"] as? String }
+    #expect(codes.count == 4 && !codes.contains(nil), "\(codes)")
+
+    // --verbose: under the summary, each failure's code, cause and where
+    // it was raised; the error lines themselves are as without it.
+    let verbose = try MarqueeCLI.run(["build", job, "--out", fixture.out.path, "--verbose"])
+    #expect(verbose.status == 1)
+    #expect(verbose.stderr.contains("error: a: hash failed: media/nope.jpg: file not found"), "\(verbose.stderr)")
+    let detail = verbose.stdoutText.components(separatedBy: "  a: hash failed: media/nope.jpg\n").dropFirst().first ?? ""
+    let lines = detail.split(separator: "\n").prefix(4).map(String.init)
+    #expect(lines.count == 4 && lines[0] == "    file not found" && lines[1] == "      code: unreadable source",
+            "\(verbose.stdoutText)")
+    #expect(lines.count == 4 && lines[2].hasPrefix("      cause: open") && lines[2].hasSuffix("file not found"), "\(lines)")
+    #expect(lines.count == 4 && lines[3].hasPrefix("      at: MarqueeKit/"), "\(lines)")
+    #expect(!plain.stdoutText.contains("code: "), "details without --verbose: \(plain.stdoutText)")
 
     let terminal = try Self.onTerminal(["build", job, "--out", fixture.out.path], environment: ["NO_COLOR": "1"])
     #expect(terminal.contains("error: a: hash failed: media/nope.jpg: file not found"), "\(terminal)")

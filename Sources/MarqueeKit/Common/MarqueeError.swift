@@ -8,7 +8,7 @@ import Foundation
 /// is 20000x14000 = 280000000 pixels, over the max_pixels limit of
 /// 40000000"). Stages fill in `file` when the file at fault is not the item's
 /// source (a poster, a bundle file); the pipeline adds the item id. Item
-/// failures become `ItemFailure` outcomes; run-level ones (`locked`,
+/// failures become `ItemFailure` outcomes that keep the error; run-level ones (`locked`,
 /// `writeFailed`, `verification`) end the run, and the command line maps every
 /// code to an exit status in one place (`ExitCode(for:)` in `marquee`).
 ///
@@ -31,6 +31,7 @@ public struct MarqueeError: Error, CustomStringConvertible, Sendable, Equatable 
       case invalidRequest = "invalid request"
       case invalidManifest = "invalid manifest"
       case storeDamaged = "store damaged"
+      case notStored = "not stored"
       case locked = "locked"
       case verification = "verification"
     }
@@ -69,6 +70,8 @@ public struct MarqueeError: Error, CustomStringConvertible, Sendable, Equatable 
     public static let invalidManifest = Code(.invalidManifest)
     /// A record in the content-addressed store cannot be read or is inconsistent.
     public static let storeDamaged = Code(.storeDamaged)
+    /// `merge` found no stored object for an item: no shard has built it.
+    public static let notStored = Code(.notStored)
     /// Another run holds the bundle's lock.
     public static let locked = Code(.locked)
     /// The staged bundle breaks the playback constraints.
@@ -120,10 +123,26 @@ public struct MarqueeError: Error, CustomStringConvertible, Sendable, Equatable 
   /// `file: message`, or the message alone.
   public var description: String { file.map { "\($0): \(message)" } ?? message }
 
-  /// The description plus the code and the underlying C function, for `--verbose`.
+  /// The description, then one indented line each for the code, the
+  /// error underneath (the C function that failed, its FFmpeg status when
+  /// it has one, the context and reason) and where in Marquee it was
+  /// raised: what `--verbose` prints under a failed item.
+  ///
+  /// ```
+  /// <description>
+  ///   code: <code>
+  ///   cause: <C function>[ status <FFmpeg status>]: [<context>: ]<reason>
+  ///   at: <#fileID>:<line>
+  /// ```
   public var detailedDescription: String {
-    guard let cause else { return "\(description) [\(code)]" }
-    return "\(description) [\(code); \(cause.function)\(cause.status != 0 ? " status \(cause.status)" : "")]"
+    var lines = [description, "  code: \(code)"]
+    if let cause {
+      let status = cause.status != 0 ? " status \(cause.status)" : ""
+      let context = cause.context.isEmpty ? "" : "\(cause.context): "
+      lines.append("  cause: \(cause.function)\(status): \(context)\(cause.reason)")
+    }
+    lines.append("  at: \(location)")
+    return lines.joined(separator: "\n")
   }
 
   /// Whether the output file system is at fault (disk full, permissions):
@@ -163,6 +182,37 @@ public struct MarqueeError: Error, CustomStringConvertible, Sendable, Equatable 
   {
     MarqueeError(error.isOutputIOError ? .writeFailed : .encodeFailed, "cannot produce \(output): \(error.reason)",
                  file: file, cause: error, fileID: fileID, line: line)
+  }
+
+  /// Wraps what a stage edge caught into the one error type, so what
+  /// crosses into the pipeline is a `MarqueeError` (item builders are
+  /// `throws(MarqueeError)`): a `MarqueeError` passes as it is; a
+  /// `MediaIOError` becomes `.writeFailed` when the output file system is at
+  /// fault, else `.encodeFailed`, its description the message and itself the
+  /// cause; any other error (Foundation's file errors) is described from its
+  /// errno, `.writeFailed` when that errno means the output is at fault
+  /// (`MediaIOError.outputErrnos`), else `.encodeFailed`.
+  static func wrapping(_ error: any Error, fileID: String = #fileID, line: Int = #line) -> MarqueeError {
+    switch error {
+    case let e as MarqueeError:
+      return e
+    case let e as MediaIOError:
+      return MarqueeError(e.isOutputIOError ? .writeFailed : .encodeFailed, e.description, cause: e,
+                          fileID: fileID, line: line)
+    default:
+      let io = FileSystem.posixCode(error).map { MediaIOError.outputErrnos.contains($0) } ?? false
+      return MarqueeError(io ? .writeFailed : .encodeFailed, FileSystem.describe(error), fileID: fileID, line: line)
+    }
+  }
+
+  /// The same error, its `file` moved into the message after `prefix`
+  /// (`the poster (cover.image): poster.jpg: file not found`): for a failure
+  /// that names another file as its source. Code, cause and location stay.
+  func withFileInMessage(after prefix: String = "") -> MarqueeError {
+    var error = self
+    error.message = prefix + description
+    error.file = nil
+    return error
   }
 
   /// A store or output-folder operation that failed; `isIO` when the file

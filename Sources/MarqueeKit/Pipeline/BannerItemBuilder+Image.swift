@@ -9,7 +9,7 @@ extension BannerItemBuilder {
   /// The dark files follow the banner's dark policy (`DarkSource`): the
   /// designer's picture is read first, so a bad one fails the item before
   /// the source is decoded.
-  func buildImage(_ spec: BannerSpec, folder: String) throws -> (ManifestEntry, [String], String) {
+  func buildImage(_ spec: BannerSpec, folder: String) throws(MarqueeError) -> (ManifestEntry, [String], String) {
     let dark = try DarkSource.load(for: spec, settings: settings)
     let set = try ImageRenderer(options: .init(settings: settings))
       .render(source: spec.source, id: spec.id, bundleRoot: staging, dark: dark)

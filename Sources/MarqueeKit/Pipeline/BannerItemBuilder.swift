@@ -12,8 +12,10 @@ struct ItemProduct: Sendable {
 
 /// Runs one banner's stage chain into a folder: the seam between the
 /// pipeline (store, scheduling, publishing) and the stages. One function per
-/// kind; each writes under `root/<folder>` and returns bundle-style paths
-/// starting with `<folder>/`.
+/// kind, side by side: `buildVideo` (`BannerItemBuilder+Video.swift`, with
+/// the video chain `VideoBannerBuilder`) and `buildImage`
+/// (`BannerItemBuilder+Image.swift`); each writes under `root/<folder>` and
+/// returns bundle-style paths starting with `<folder>/`.
 struct BannerItemBuilder: Sendable {
   let settings: JobSettings
   /// Where the stages write (a temporary folder of the store).
@@ -40,32 +42,15 @@ struct BannerItemBuilder: Sendable {
 
   /// Runs the item's chain.
   ///
-  /// - Throws: whatever the stages throw (`MarqueeError`, `MediaIOError`,
-  ///   `MarqueeError`, file-system errors); `ItemFailure.classify`
-  ///   turns it into words.
-  func make(_ spec: BannerSpec) throws -> ItemProduct {
+  /// - Throws: `MarqueeError`: a stage that throws other errors
+  ///   (`MediaIOError`, file-system errors) is wrapped where it is called
+  ///   (`MarqueeError.wrapping`); `ItemFailure.classify` names the file and
+  ///   the stage.
+  func make(_ spec: BannerSpec) throws(MarqueeError) -> ItemProduct {
     let folder = Self.folder(for: spec)
     if spec.kind == .video { return try buildVideo(spec, folder: folder) }
     let (entry, warnings, summary) = try buildImage(spec, folder: folder)
     return ItemProduct(entry: entry, warnings: warnings, summary: summary)
-  }
-
-  /// Video banners: `VideoBannerBuilder` (transcoder, master playlist,
-  /// cover and its dark variant) with the pipeline's fixed encoder threads;
-  /// then the dark cover made to follow the banner's dark policy
-  /// (`DarkCoverWriter`). The designer's picture is read before anything
-  /// is encoded, so a bad one fails the item at once.
-  private func buildVideo(_ spec: BannerSpec, folder: String) throws -> ItemProduct {
-    let dark = try DarkSource.load(for: spec, settings: settings)
-    let built = try VideoBannerBuilder(settings: settings, darkVariants: darkVariants,
-                                       encoderThreads: ItemFingerprint.encoderThreads)
-      .build(spec, bundleRoot: staging, folder: folder, budget: budget, progress: progress)
-    var entry = built.entry
-    let darkWarnings = try DarkCoverWriter(settings: settings, darkVariants: darkVariants)
-      .apply(dark, to: entry, itemFolder: staging.appendingPathComponent(folder, isDirectory: true))
-    entry.darkPolicy = dark.kind
-    return ItemProduct(entry: .video(entry), warnings: built.warnings + darkWarnings,
-                       summary: built.summary + Self.darkSummary(spec.dark, what: "dark cover"), health: built.health)
   }
 
   /// What the summary line says of a dark policy other than the generated
@@ -81,30 +66,25 @@ struct BannerItemBuilder: Sendable {
 }
 
 extension ItemFailure {
-  /// Words for any error a stage or the store threw, and whether it means
-  /// the output cannot be written: decided from `MarqueeError.code` and
-  /// `MediaIOError.kind`, never from the text.
-  static func classify(_ error: Error, spec: BannerSpec) -> ItemFailure {
-    switch error {
-    case let e as MarqueeError where e.code == .noCover:
+  /// The failure of `spec` for an error its chain threw: which file it names
+  /// and which stage failed, decided from `MarqueeError.code` and `field`,
+  /// never from the text.
+  static func classify(_ error: MarqueeError, spec: BannerSpec) -> ItemFailure {
+    if error.code == .noCover {
       // A video's cover; an image's designer dark picture is made with its
       // outputs.
-      return ItemFailure(id: spec.id, source: e.file ?? spec.sourceText, reason: e.message,
+      return ItemFailure(id: spec.id, source: error.file ?? spec.sourceText, error: error,
                          stage: spec.kind == .video ? .cover : .encode)
-    case let e as MarqueeError where e.code == .damagedSource:
-      return ItemFailure(id: spec.id, source: spec.sourceText, reason: e.message, stage: .decode)
-    case let e as MarqueeError where e.field != nil && e.file != nil:
+    }
+    if error.code == .damagedSource {
+      return ItemFailure(id: spec.id, source: spec.sourceText, error: error, stage: .decode)
+    }
+    if error.field != nil, let file = error.file {
       // A file the job names besides the source (the designer's dark
       // picture, `field` its JSON path): the failure names that file.
-      return ItemFailure(id: spec.id, source: e.file ?? spec.sourceText, reason: e.message, isOutputIOError: e.isOutputIOError)
-    case let e as MarqueeError:
-      // The failure names the item and its source as written in the job.
-      return ItemFailure(id: spec.id, source: spec.sourceText, reason: e.message, isOutputIOError: e.isOutputIOError)
-    case let e as MediaIOError:
-      return ItemFailure(id: spec.id, source: spec.sourceText, reason: e.description, isOutputIOError: e.isOutputIOError)
-    default:
-      let io = FileSystem.posixCode(error).map { MediaIOError.outputErrnos.contains($0) } ?? false
-      return ItemFailure(id: spec.id, source: spec.sourceText, reason: FileSystem.describe(error), isOutputIOError: io)
+      return ItemFailure(id: spec.id, source: file, error: error)
     }
+    // The failure names the item and its source as written in the job.
+    return ItemFailure(id: spec.id, source: spec.sourceText, error: error)
   }
 }

@@ -82,6 +82,14 @@ struct BuildRun: Sendable {
     emit(.info, item: item, stage, name, duration: duration, error: error, message: message, fields: fields)
   }
 
+  /// The one event of a failed item: `error` is `<source>: <reason>`, and
+  /// the fields name the `source` and the error's `code`
+  /// (`MarqueeError.Code.description`, such as `encode failed`).
+  func emitFailure(_ failure: ItemFailure, duration: Double? = nil) {
+    emit(.error, item: failure.id, failure.stage, .failed, duration: duration, error: failure.sourceAndReason,
+         fields: ["source": failure.source, "code": failure.error.code.description])
+  }
+
   // MARK: - Run
 
   /// The run, phase by phase: prepare and lock, build or reuse every item,
@@ -262,7 +270,8 @@ struct BuildRun: Sendable {
           store.discard(hash)
         }
         run.outcomes[i].fail(ItemFailure(id: run.outcomes[i].outcome.id, source: run.outcomes[i].spec.sourceText,
-                                         reason: "the bundle fails verification: \(problems)"))
+                                         error: MarqueeError(.verification, "the bundle fails verification: \(problems)"),
+                                         stage: .verify))
       }
       return false
     }
@@ -344,20 +353,21 @@ struct BuildRun: Sendable {
       let spec = specs[i]
       let digest: String
       do throws(MarqueeError) { digest = try store.sourceDigest(spec.source, maxFileSize: settings.maxFileSize) } catch {
-        return .failed(ItemFailure(id: spec.id, source: spec.sourceText, reason: Self.sourceProblem(spec.source, error)))
+        return .failed(ItemFailure(id: spec.id, source: spec.sourceText, error: error.withFileInMessage(), stage: .hash))
       }
       var posterDigest: String?
       if case .image(let poster, let posterText) = spec.cover {
         do throws(MarqueeError) { posterDigest = try store.sourceDigest(poster, maxFileSize: settings.maxFileSize) } catch {
           return .failed(ItemFailure(id: spec.id, source: posterText,
-                                      reason: "the poster (cover.image): " + Self.sourceProblem(poster, error)))
+                                      error: error.withFileInMessage(after: "the poster (cover.image): "), stage: .hash))
         }
       }
       var darkDigest: String?
       if case .image(let picture, let pictureText) = spec.dark {
         do throws(MarqueeError) { darkDigest = try store.sourceDigest(picture, maxFileSize: settings.maxFileSize) } catch {
           return .failed(ItemFailure(id: spec.id, source: pictureText,
-                                      reason: "the designer's dark picture (dark.image): " + Self.sourceProblem(picture, error)))
+                                      error: error.withFileInMessage(after: "the designer's dark picture (dark.image): "),
+                                      stage: .hash))
         }
       }
       return .done(ItemFingerprint(spec: spec, settings: settings, sourceDigest: digest, posterDigest: posterDigest,
@@ -384,17 +394,18 @@ struct BuildRun: Sendable {
       switch fingerprints[n] {
       case .failed(let failure):
         states[i].fail(failure)
-        emit(.error, item: spec.id, .hash, .failed, error: failure.sourceAndReason, fields: ["source": failure.source])
+        emitFailure(failure)
       case .done(let fp):
         states[i].outcome.fingerprint = fp.hash
         states[i].outcome.folder = Self.bundleFolder(spec, fp.hash)
         if reuse(fp, for: &states[i]) { continue }
         if options.mode == .merge {
-          states[i].fail(ItemFailure(
+          let failure = ItemFailure(
             id: spec.id, source: spec.sourceText,
-            reason: "not in the store (\(fp.shortHash)): no shard has built it; run every `marquee build --shard i/n` first"))
-          emit(.error, item: spec.id, .store, .failed, error: states[i].outcome.failure?.sourceAndReason,
-               fields: ["source": spec.sourceText])
+            error: MarqueeError(.notStored, "not in the store (\(fp.shortHash)): no shard has built it; run every `marquee build --shard i/n` first"),
+            stage: .store)
+          states[i].fail(failure)
+          emitFailure(failure)
           continue
         }
         if plan.items[fp.hash] == nil { plan.order.append(fp.hash) }
@@ -422,9 +433,10 @@ struct BuildRun: Sendable {
       return false
     }
     if !job.settings.allowDamagedSources, let reason = record.health?.failureReason {
-      let failure = ItemFailure(id: state.spec.id, source: state.spec.sourceText, reason: reason, stage: .decode)
+      let failure = ItemFailure(id: state.spec.id, source: state.spec.sourceText,
+                                error: MarqueeError(.damagedSource, reason), stage: .decode)
       state.fail(failure)
-      emit(.error, item: state.spec.id, .decode, .failed, error: failure.sourceAndReason, fields: ["source": failure.source])
+      emitFailure(failure)
       return true
     }
     store.touch(fp.hash)
@@ -455,8 +467,7 @@ struct BuildRun: Sendable {
           // Each item names its own source; a failure that names another
           // file (a poster, a designer's dark picture) keeps it.
           let source = failure.source == specs[builtFor].sourceText ? specs[i].sourceText : failure.source
-          states[i].fail(ItemFailure(id: specs[i].id, source: source, reason: failure.reason,
-                                     isOutputIOError: failure.isOutputIOError, stage: failure.stage))
+          states[i].fail(ItemFailure(id: specs[i].id, source: source, error: failure.error, stage: failure.stage))
         }
       }
     }
@@ -473,7 +484,7 @@ struct BuildRun: Sendable {
     state.outcome.health = record.health
     guard let folder = state.outcome.folder else { return }
     do { state.outcome.entry = try record.entry(for: state.spec, folder: folder) } catch {
-      state.fail(ItemFailure(id: state.spec.id, source: state.spec.sourceText, reason: error.description))
+      state.fail(ItemFailure(id: state.spec.id, source: state.spec.sourceText, error: error.withFileInMessage(), stage: .store))
     }
   }
 
@@ -506,12 +517,6 @@ struct BuildRun: Sendable {
     "\(spec.kind == .video ? "videos" : "images")/\(spec.id)-\(hash.prefix(16))"
   }
 
-  /// Why a source could not be fingerprinted, in `validate`'s words and
-  /// without its path: the failure names the source as written in the job.
-  static func sourceProblem(_ source: URL, _ error: MarqueeError) -> String {
-    error.description
-  }
-
   /// Builds one item into a store temporary folder, checks its outputs and
   /// commits it. Runs on a worker thread.
   struct BuiltObject: Sendable {
@@ -524,7 +529,7 @@ struct BuildRun: Sendable {
     let start = Date()
     emit(item: spec.id, .encode, .started, message: "\(spec.kind.rawValue) \(spec.sourceText)")
     var scratch: URL? = nil
-    do {
+    do throws(MarqueeError) {
       let folder = try store.makeScratch()
       scratch = folder
       let stageRoot = folder.appendingPathComponent("stage", isDirectory: true)
@@ -563,12 +568,11 @@ struct BuildRun: Sendable {
       var failure = ItemFailure.classify(error, spec: spec)
       if let scratch {
         // Name outputs by their place in the item, not the temporary folder.
-        failure.reason = failure.reason.replacingOccurrences(of: scratch.appendingPathComponent("stage").path + "/", with: "")
+        failure.error.message = failure.reason.replacingOccurrences(of: scratch.appendingPathComponent("stage").path + "/", with: "")
         FileSystem.remove(scratch)
       }
       let seconds = Date().timeIntervalSince(start)
-      emit(.error, item: spec.id, failure.stage, .failed, duration: seconds, error: failure.sourceAndReason,
-           fields: ["source": failure.source])
+      emitFailure(failure, duration: seconds)
       return BuiltObject(record: nil, failure: failure, seconds: seconds)
     }
   }

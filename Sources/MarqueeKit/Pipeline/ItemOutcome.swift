@@ -1,27 +1,38 @@
 import Foundation
 
-/// Why an item failed, for the user: names the item, the file and the reason.
+/// Why an item failed: the item, the file at fault as the job names it, the
+/// stage, and the `MarqueeError` itself.
+///
+/// Printed as `<id>: <stage> failed: <source>: <reason>` (the reason is the
+/// error's `message`); the JSON log's failure event carries the error's
+/// `code`, and `--verbose` prints its `detailedDescription` (the cause and
+/// where it was raised).
 public struct ItemFailure: CustomStringConvertible, Sendable {
   /// The banner id.
   public var id: String
-  /// The source as written in the job file.
+  /// The file at fault as written in the job file: the source, or the
+  /// poster or designer's dark picture when one of those failed.
   public var source: String
-  /// What went wrong, in words (FFmpeg's reason included where it is one).
-  public var reason: String
-  /// Whether the output side failed (disk full, file too large, read-only
-  /// or forbidden output folder) rather than the source: the run then ends
-  /// with the I/O exit code and publishes nothing.
-  public var isOutputIOError: Bool
+  /// What went wrong. Its `message` is the reason printed after `source`.
+  public var error: MarqueeError
   /// The stage that failed, for `<id>: <stage> failed: …`.
   public var stage: BuildEvent.Stage
 
-  public init(id: String, source: String, reason: String, isOutputIOError: Bool = false, stage: BuildEvent.Stage = .encode) {
-    self.stage = stage
+  public init(id: String, source: String, error: MarqueeError, stage: BuildEvent.Stage = .encode) {
     self.id = id
     self.source = source
-    self.reason = reason
-    self.isOutputIOError = isOutputIOError
+    self.error = error
+    self.stage = stage
   }
+
+  /// What went wrong, in words (FFmpeg's reason included where it is one):
+  /// the error's `message`.
+  public var reason: String { error.message }
+
+  /// Whether the output side failed (disk full, file too large, read-only
+  /// or forbidden output folder) rather than the source: the run then ends
+  /// with the I/O exit code and publishes nothing.
+  public var isOutputIOError: Bool { error.isOutputIOError }
 
   public var description: String { "\(id): \(source): \(reason)" }
 

@@ -142,16 +142,17 @@ struct AssetStore: Sendable {
   /// `maxFileSize` before a byte is hashed; the identity and the bytes come
   /// from that one descriptor.
   ///
-  /// - Throws: `MarqueeError` (not an I/O error of the output) whose text is
-  ///   the reason alone (`file not found`, `not a regular file (a FIFO)`,
-  ///   the size limit) when the source cannot be used.
+  /// - Throws: `MarqueeError` (`.unreadableSource`, `.limitExceeded`; not
+  ///   an I/O error of the output) whose text is the reason alone (`file not
+  ///   found`, `not a regular file (a FIFO)`, the size limit) when the
+  ///   source cannot be used, the `MediaIOError` its cause.
   func sourceDigest(_ url: URL, maxFileSize: Int64 = .max) throws(MarqueeError) -> String {
     let file: ReadableFile
     do {
       file = try ReadableFile.open(path: url.path)
       try InputLimits(maxFileSize: maxFileSize).check(file)
     } catch {
-      throw MarqueeError.store(error.reason)
+      throw MarqueeError.decoding(error, file: nil)
     }
     let id = file.identity
     let key = SHA256.hash("v1\0\(url.path)\0\(id.device)\0\(id.inode)\0\(id.size)\0\(id.modified)\0\(id.changed)").hex
@@ -164,7 +165,7 @@ struct AssetStore: Sendable {
     }
     let digest: String
     do { digest = try SHA256.hash(file: file).hex } catch {
-      throw MarqueeError.store("cannot read: \(error.reason)")
+      throw MarqueeError(.unreadableSource, "cannot read: \(error.reason)", cause: error)
     }
     let age = Date().timeIntervalSince1970 - Double(id.modified) / 1e9
     if age > 2 { try? FileSystem.writeAtomically(Data(digest.utf8), to: sourceDigests.appendingPathComponent(key)) }

@@ -10,21 +10,9 @@ import MarqueeTestSupport
 
 // MARK: - Fixtures
 
-/// SplitMix64 (Steele, Lea & Flood 2014): a tiny, fully deterministic
-/// generator, so every synthetic photo is the same on every run.
-private struct SplitMix64: RandomNumberGenerator {
-  var state: UInt64
-
-  init(seed: UInt64) { state = seed }
-
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-
+// `SplitMix64` (MarqueeTestSupport) seeds them, so every synthetic photo
+// is the same on every run.
+extension SplitMix64 {
   /// Uniform in `-amplitude...amplitude`.
   mutating func noise(_ amplitude: Double) -> Double {
     (Double(next() >> 11) / Double(1 << 53) * 2 - 1) * amplitude

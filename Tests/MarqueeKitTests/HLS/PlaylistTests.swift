@@ -156,7 +156,10 @@ struct PlaylistTests {
     "234p-index.m3u8", "360p-index.m3u8", "234p-iframes.m3u8", "360p-iframes.m3u8",
   ])
   func bundleRoundTrip(_ name: String) throws {
+    // The golden files mask measured byte ranges (`<n>`): any number reads
+    // and writes back the same.
     let text = try String(contentsOf: GoldenFile.folder.appendingPathComponent("bundle/\(name)"), encoding: .utf8)
+      .replacingOccurrences(of: "<n>", with: "1234")
     let playlist = MediaPlaylist(text: text)
     #expect(!playlist.segments.isEmpty && playlist.urisWithoutDuration.isEmpty)
     #expect(MediaPlaylistWriter().render(playlist) == text)

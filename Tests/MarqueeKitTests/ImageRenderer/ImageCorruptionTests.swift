@@ -10,18 +10,6 @@ import Testing
 // overwritten at others (positions from a seeded generator, so every run
 // tries the same files), then opened and decoded.
 
-/// SplitMix64: deterministic positions for the damage.
-private struct SeededGenerator: RandomNumberGenerator {
-  var state: UInt64
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-}
-
 @Suite("Damaged images", .serialized, .imageCorpus)
 struct ImageCorruptionTests {
   static let files = [
@@ -61,7 +49,7 @@ struct ImageCorruptionTests {
     let original = try Data(contentsOf: Corpus.url(file))
     let folder = try temporaryFolder()
     defer { try? FileManager.default.removeItem(at: folder) }
-    var rng = SeededGenerator(state: UInt64(truncatingIfNeeded: file.utf8.reduce(0) { $0 &* 31 &+ Int($1) }))
+    var rng = SplitMix64(seed: UInt64(truncatingIfNeeded: file.utf8.reduce(0) { $0 &* 31 &+ Int($1) }))
     let ext = (file as NSString).pathExtension
     let cuts = [1, 2, 8, 16, 30, 64, 200] + (0..<6).map { _ in Int.random(in: 1..<original.count, using: &rng) }
     for cut in cuts where cut < original.count {

@@ -5,8 +5,9 @@ import Testing
 @testable import MarqueeKit
 
 /// Every rendition is scaled (and rotated) on its own worker thread from the
-/// item's shared picture: the pictures must be those of the one-graph
-/// description, and those ffmpeg makes from the source.
+/// item's shared picture: its pictures, read back with ffprobe and ffmpeg,
+/// must be the size the master playlist says, square-pixelled and upright,
+/// and the picture ffmpeg itself decodes from the source.
 @Suite("Renditions scaled on their own threads", .serialized)
 struct RenditionScalingTests {
   @Test("a rendition worker is freed once it has finished (its thread does not keep it, nor it its thread)")
@@ -33,22 +34,38 @@ struct RenditionScalingTests {
     #expect(freed == nil, "the worker outlived its thread")
   }
 
-  @Test("the split graphs hold the one graph's filters, in its order")
-  func splitDescription() {
-    let plan = VideoPlan(displayWidth: 1280, displayHeight: 720, frameRate: Rational(30, 1), renditions: [
-      RenditionPlan(width: 1280, height: 720, bitRate: 3_000_000, name: "720p"),
-      RenditionPlan(width: 640, height: 360, bitRate: 730_000, name: "360p"),
-    ], mp4Rendition: 0)
-    let desc = VideoFilterDescription(plan: plan, transform: .rotate90, dynamicRange: .pq,
-                                      sourceMatrix: "bt2020nc", sourcePrimaries: "bt2020")
-    // The one graph, "[in0]<head>,split=2[s0][s1];[s0]<tail0>[out0];[s1]<tail1>[out1]".
-    func chain(_ graph: String) -> String { String(graph.dropFirst("[in0]".count).dropLast("[out0]".count)) }
-    let head = chain(desc.headText)
-    let tails = plan.renditions.indices.map { chain(desc.tailText(rendition: $0)) }
-    #expect(desc.text == "[in0]\(head),split=2[s0][s1];[s0]\(tails[0])[out0];[s1]\(tails[1])[out1]",
-            "\(desc.text)\nvs head \(head), tails \(tails)")
-    #expect(head.contains("tonemap") && !head.contains("scale=w="), "\(head)")
-    #expect(tails[1].hasPrefix("scale=w=360:h=640") && tails[1].contains("transpose"), "\(tails[1])")
+  @Test("an anamorphic source: every rendition is at its RESOLUTION, square-pixelled, the shown shape, the source's picture")
+  func anamorphicRenditions() throws {
+    let dir = try TranscoderTests.tempDir()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    // 480x360 stored with 4:3 pixels: shown 640x360. Made by the ffmpeg
+    // command line, the oracle's own tools.
+    let src = dir.appendingPathComponent("anamorphic.mp4")
+    try Oracle.generate(["-f", "lavfi", "-i", "testsrc2=size=480x360:rate=30", "-t", "2", "-vf", "setsar=4/3",
+                         "-c:v", "libx264", "-pix_fmt", "yuv420p"], to: src)
+    let probed = try #require(try FFprobe.report(src).video)
+    try #require(probed.sampleAspectRatio == "4:3", "the source is not anamorphic: \(probed.sampleAspectRatio ?? "none")")
+    var settings = JobSettings(maxHeight: 360)
+    settings.renditions = [RenditionRequest(height: 360, bitrateKbps: 1500), RenditionRequest(height: 240, bitrateKbps: 800)]
+    _ = try TranscoderTests.build(src, in: dir, settings: settings)
+    let (_, variants) = try HLSCheck.variants(master: TranscoderTests.master(dir))
+    #expect(variants.count == 2)
+    let reference = try Oracle.grayFrames(src, width: 64, height: 36)[0]
+    for variant in variants {
+      let seg = try HLSCheck.standaloneSegment(map: variant.mapURL, segment: variant.segments[0].url)
+      defer { try? FileManager.default.removeItem(at: seg) }
+      let v = try #require(try FFprobe.report(seg).video)
+      let (w, h) = (try #require(v.width), try #require(v.height))
+      // What the master promises is what the pictures are.
+      #expect(variant.attributes["RESOLUTION"] == "\(w)x\(h)", "\(variant.uri): \(w)x\(h) vs \(variant.attributes)")
+      #expect(v.sampleAspectRatio == nil || v.sampleAspectRatio == "1:1", "\(variant.uri): SAR \(v.sampleAspectRatio ?? "")")
+      // Shown 16:9 with square pixels (within the even-size rounding).
+      #expect(abs(Double(w) / Double(h) / (16.0 / 9) - 1) < 0.02, "\(variant.uri): \(w)x\(h) is not the shown 16:9")
+      let ours = try Oracle.grayFrames(seg, width: 64, height: 36)[0]
+      let mad = Oracle.meanAbsoluteDifference(ours, reference)
+      #expect(mad < 4, "\(variant.uri) (\(w)x\(h)): differs from ffmpeg's decode of the source by \(mad)")
+    }
+    #expect(Set(variants.compactMap { $0.attributes["RESOLUTION"] }).count == 2, "two renditions of one size")
   }
 
   @Test("every rendition of a rotated clip is the source's upright picture at its size")

@@ -1,6 +1,32 @@
 import Foundation
 import MediaIO
 
+extension BannerItemBuilder {
+  /// Video banners: `VideoBannerBuilder` (transcoder, master playlist,
+  /// cover and its dark variant) with the pipeline's fixed encoder threads;
+  /// then the dark cover made to follow the banner's dark policy
+  /// (`DarkCoverWriter`). The designer's picture is read before anything
+  /// is encoded, so a bad one fails the item at once.
+  func buildVideo(_ spec: BannerSpec, folder: String) throws(MarqueeError) -> ItemProduct {
+    let dark = try DarkSource.load(for: spec, settings: settings)
+    let built: BuiltVideoBanner
+    do {
+      built = try VideoBannerBuilder(settings: settings, darkVariants: darkVariants,
+                                     encoderThreads: ItemFingerprint.encoderThreads)
+        .build(spec, bundleRoot: staging, folder: folder, budget: budget, progress: progress)
+    } catch { throw .wrapping(error) }
+    var entry = built.entry
+    let darkWarnings: [String]
+    do {
+      darkWarnings = try DarkCoverWriter(settings: settings, darkVariants: darkVariants)
+        .apply(dark, to: entry, itemFolder: staging.appendingPathComponent(folder, isDirectory: true))
+    } catch { throw .wrapping(error) }
+    entry.darkPolicy = dark.kind
+    return ItemProduct(entry: .video(entry), warnings: built.warnings + darkWarnings,
+                       summary: built.summary + Self.darkSummary(spec.dark, what: "dark cover"), health: built.health)
+  }
+}
+
 /// A built video banner: its manifest entry and what to tell the user.
 public struct BuiltVideoBanner: Sendable {
   public var entry: VideoManifestEntry
