@@ -269,6 +269,7 @@ extension DarkVariantGenerator {
       let groundL = inversion.groundL
       var flatProducts: [(region: [Int], ink: RGB8)] = []
       var insetPhotographs: [(region: [Int], box: (minX: Int, minY: Int, maxX: Int, maxY: Int), colour: RGB8)] = []
+      var keptBoxes: [(minX: Int, minY: Int, maxX: Int, maxY: Int)] = []
       for start in 0..<(w * h) where !isGround[start] && !visited[start] {
         collect(start) { !isGround[$0] }
         guard members.count >= GraphicsTuning.minPhotoPixels else { continue }
@@ -338,6 +339,7 @@ extension DarkVariantGenerator {
           continue
         }
         for idx in members { keep[idx] = true }
+        keptBoxes.append((minX, minY, maxX, maxY))
         if !isPhotograph {
           flatProducts.append((members, RGB8(r: ink.r, g: ink.g, b: ink.b)))
         } else {
@@ -358,17 +360,32 @@ extension DarkVariantGenerator {
       // Parts enclosed by what a product keeps stay with it: the counters
       // of a dark panel's label (the insides of A, R, 0, % in its white
       // letters), the red inside the white letters of a red badge.
-      do {
-        for idx in 0..<(w * h) where !isGround[idx] && !keep[idx] { visited[idx] = false }
-        for start in 0..<(w * h) where !isGround[start] && !keep[start] && !visited[start] {
-          collect(start) { !isGround[$0] && !keep[$0] }
-          var enclosed = true
-          for idx in members where enclosed {
-            let x = idx % w
-            guard x > 0, x < w - 1, idx >= w, idx + w < w * h else { enclosed = false; break }
-            for n in [idx - 1, idx + 1, idx - w, idx + w] where isGround[n] && !keep[n] { enclosed = false }
+      // Such a part lies inside its product's bounding box, so only those
+      // boxes are searched.
+      for box in keptBoxes {
+        for y in box.minY...box.maxY {
+          for x in box.minX...box.maxX {
+            let idx = y * w + x
+            if !isGround[idx] && !keep[idx] { visited[idx] = false }
           }
-          if enclosed { for idx in members { keep[idx] = true } }
+        }
+      }
+      for box in keptBoxes {
+        for y in box.minY...box.maxY {
+          for x in box.minX...box.maxX {
+            let start = y * w + x
+            guard !isGround[start] && !keep[start] && !visited[start] else { continue }
+            collect(start) { !isGround[$0] && !keep[$0] }
+            var enclosed = true
+            for idx in members {
+              let x = idx % w
+              guard x > 0, x < w - 1, idx >= w, idx + w < w * h,
+                    !(isGround[idx - 1] && !keep[idx - 1]), !(isGround[idx + 1] && !keep[idx + 1]),
+                    !(isGround[idx - w] && !keep[idx - w]), !(isGround[idx + w] && !keep[idx + w])
+              else { enclosed = false; break }
+            }
+            if enclosed { for idx in members { keep[idx] = true } }
+          }
         }
       }
       // A tinted ground (a pastel pink, a mint) keeps its hue on the
@@ -441,10 +458,9 @@ extension DarkVariantGenerator {
     for region in regions {
       for idx in region {
         let x = idx % w, l = label[idx]
-        var rim = false
-        for n in [x > 0 ? idx - 1 : -1, x < w - 1 ? idx + 1 : -1, idx - w, idx + w]
-        where n >= 0 && n < w * h && label[n] != l && outside(n) { rim = true }
-        if rim {
+        @inline(__always) func rim(_ n: Int) -> Bool { label[n] != l && outside(n) }
+        if (x > 0 && rim(idx - 1)) || (x < w - 1 && rim(idx + 1)) || (idx >= w && rim(idx - w))
+          || (idx + w < w * h && rim(idx + w)) {
           depth[idx] = 0
           frontier.append(idx)
         }
@@ -456,11 +472,13 @@ extension DarkVariantGenerator {
       var next: [Int] = []
       for idx in frontier {
         let x = idx % w, l = label[idx]
-        for n in [x > 0 ? idx - 1 : -1, x < w - 1 ? idx + 1 : -1, idx - w, idx + w]
-        where n >= 0 && n < w * h && label[n] == l && depth[n] == .max {
-          depth[n] = d
-          next.append(n)
+        @inline(__always) func step(_ n: Int) {
+          if label[n] == l && depth[n] == .max { depth[n] = d; next.append(n) }
         }
+        if x > 0 { step(idx - 1) }
+        if x < w - 1 { step(idx + 1) }
+        if idx >= w { step(idx - w) }
+        if idx + w < w * h { step(idx + w) }
       }
       frontier = next
     }

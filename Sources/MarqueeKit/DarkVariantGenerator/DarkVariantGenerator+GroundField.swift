@@ -124,7 +124,9 @@ extension DarkVariantGenerator {
   ///
   /// Each tile's ground is its most common 8-level luma band and the bands
   /// beside it (the legibility rule's `tileGround`) when that covers half
-  /// the tile and is light, as the mean colour of those opaque pixels. A
+  /// the tile and is light, as the mean colour of those opaque pixels (read
+  /// on a grid of about 16 by 16 samples a tile). The border tiles are read
+  /// first, and most pictures stop there. A
   /// cubic polynomial surface is fitted to those grounds by least squares, three
   /// times, each time without the tiles it leaves more than
   /// ``GroundFieldTuning/maxResidual`` off (a product's tiles, a photo's
@@ -148,50 +150,64 @@ extension DarkVariantGenerator {
       /// `ty * tilesX + tx`.
       var index: Int
     }
-    var tiles: [Tile] = []
-    var borderTiles = 0
-    image.pixels.withUnsafeBufferPointer { p in
-      var bands = [Int](repeating: 0, count: 32)
-      for ty in 0..<tilesY {
-        for tx in 0..<tilesX {
-          let x0 = tx * side, y0 = ty * side, x1 = min(w, x0 + side), y1 = min(h, y0 + side)
-          let border = tx == 0 || ty == 0 || tx == tilesX - 1 || ty == tilesY - 1
-          if border { borderTiles += 1 }
-          for b in 0..<32 { bands[b] = 0 }
-          for y in y0..<y1 {
-            for x in x0..<x1 {
-              let i = (y * w + x) * 4
-              guard p[i + 3] == 255 else { continue }
-              bands[Luma.integer(p[i], p[i + 1], p[i + 2]) >> 3] += 1
-            }
-          }
-          var mode = 0
-          for b in 1..<32 where bands[b] > bands[mode] { mode = b }
-          let ground = bands[mode] + (mode > 0 ? bands[mode - 1] : 0) + (mode < 31 ? bands[mode + 1] : 0)
-          guard Double(ground) >= T.groundShare * Double((x1 - x0) * (y1 - y0)) else { continue }
-          var sum = (0, 0, 0), n = 0
-          for y in y0..<y1 {
-            for x in x0..<x1 {
-              let i = (y * w + x) * 4
-              guard p[i + 3] == 255, abs(Luma.integer(p[i], p[i + 1], p[i + 2]) >> 3 - mode) <= 1 else { continue }
-              sum.0 += Int(p[i]); sum.1 += Int(p[i + 1]); sum.2 += Int(p[i + 2]); n += 1
-            }
-          }
-          let colour = [Double(sum.0) / Double(n), Double(sum.1) / Double(n), Double(sum.2) / Double(n)]
-          guard 0.2126 * colour[0] + 0.7152 * colour[1] + 0.0722 * colour[2] >= Double(T.minLuma) else { continue }
-          tiles.append(Tile(u: GroundField.position((Double(x0) + Double(x1)) / 2, of: w),
-                            v: GroundField.position((Double(y0) + Double(y1)) / 2, of: h), colour: colour, border: border,
-                            index: ty * tilesX + tx))
+    // Every `stride`-th pixel of every `stride`-th row: about 16 a side.
+    let stride = max(1, side / 16)
+    func ground(_ tx: Int, _ ty: Int, _ p: UnsafeBufferPointer<UInt8>, _ bands: inout [Int]) -> Tile? {
+      let x0 = tx * side, y0 = ty * side, x1 = min(w, x0 + side), y1 = min(h, y0 + side)
+      for b in 0..<32 { bands[b] = 0 }
+      var samples = 0
+      for y in Swift.stride(from: y0, to: y1, by: stride) {
+        for x in Swift.stride(from: x0, to: x1, by: stride) {
+          samples += 1
+          let i = (y * w + x) * 4
+          guard p[i + 3] == 255 else { continue }
+          bands[Luma.integer(p[i], p[i + 1], p[i + 2]) >> 3] += 1
         }
       }
+      var mode = 0
+      for b in 1..<32 where bands[b] > bands[mode] { mode = b }
+      let count = bands[mode] + (mode > 0 ? bands[mode - 1] : 0) + (mode < 31 ? bands[mode + 1] : 0)
+      guard Double(count) >= T.groundShare * Double(samples) else { return nil }
+      var sum = (0, 0, 0), n = 0
+      for y in Swift.stride(from: y0, to: y1, by: stride) {
+        for x in Swift.stride(from: x0, to: x1, by: stride) {
+          let i = (y * w + x) * 4
+          guard p[i + 3] == 255, abs(Luma.integer(p[i], p[i + 1], p[i + 2]) >> 3 - mode) <= 1 else { continue }
+          sum.0 += Int(p[i]); sum.1 += Int(p[i + 1]); sum.2 += Int(p[i + 2]); n += 1
+        }
+      }
+      let colour = [Double(sum.0) / Double(n), Double(sum.1) / Double(n), Double(sum.2) / Double(n)]
+      guard 0.2126 * colour[0] + 0.7152 * colour[1] + 0.0722 * colour[2] >= Double(T.minLuma) else { return nil }
+      return Tile(u: GroundField.position((Double(x0) + Double(x1)) / 2, of: w),
+                  v: GroundField.position((Double(y0) + Double(y1)) / 2, of: h), colour: colour,
+                  border: tx == 0 || ty == 0 || tx == tilesX - 1 || ty == tilesY - 1, index: ty * tilesX + tx)
     }
-    guard Double(tiles.count) >= T.groundTiles * Double(tilesX * tilesY) else { return nil }
-    // The border's grounds vary; neighbouring grounds step gently.
-    var low = [Double](repeating: .infinity, count: 3), high = [Double](repeating: -.infinity, count: 3)
-    for tile in tiles where tile.border {
-      for ch in 0..<3 { low[ch] = min(low[ch], tile.colour[ch]); high[ch] = max(high[ch], tile.colour[ch]) }
+    // The border first: most pictures (a flat ground, a photo) stop there.
+    var tiles: [Tile] = []
+    let borderTiles = 2 * (tilesX + tilesY) - 4
+    let found = image.pixels.withUnsafeBufferPointer { p -> Bool in
+      var bands = [Int](repeating: 0, count: 32)
+      for ty in 0..<tilesY {
+        for tx in 0..<tilesX where tx == 0 || ty == 0 || tx == tilesX - 1 || ty == tilesY - 1 {
+          if let tile = ground(tx, ty, p, &bands) { tiles.append(tile) }
+        }
+      }
+      guard Double(tiles.count) >= T.borderShare * Double(borderTiles) else { return false }
+      // The border's grounds vary.
+      var low = [Double](repeating: .infinity, count: 3), high = [Double](repeating: -.infinity, count: 3)
+      for tile in tiles {
+        for ch in 0..<3 { low[ch] = min(low[ch], tile.colour[ch]); high[ch] = max(high[ch], tile.colour[ch]) }
+      }
+      guard (0..<3).contains(where: { high[$0] - low[$0] >= T.minVariation }) else { return false }
+      for ty in 1..<(tilesY - 1) {
+        for tx in 1..<(tilesX - 1) {
+          if let tile = ground(tx, ty, p, &bands) { tiles.append(tile) }
+        }
+      }
+      return true
     }
-    guard (0..<3).contains(where: { high[$0] - low[$0] >= T.minVariation }) else { return nil }
+    guard found, Double(tiles.count) >= T.groundTiles * Double(tilesX * tilesY) else { return nil }
+    // Neighbouring grounds step gently.
     var byIndex = [Int](repeating: -1, count: tilesX * tilesY)
     for (k, tile) in tiles.enumerated() { byIndex[tile.index] = k }
     var pairs = 0, steep = 0
@@ -234,8 +250,7 @@ extension DarkVariantGenerator {
           Double(explained) >= T.groundTiles * Double(tilesX * tilesY) else { return nil }
     // The surface over the tile centres: its lightest point, its spread.
     let field = GroundField(coefficients: coefficients, reference: RGB8(r: 0, g: 0, b: 0))
-    low = [Double](repeating: .infinity, count: 3)
-    high = [Double](repeating: -.infinity, count: 3)
+    var low = [Double](repeating: .infinity, count: 3), high = [Double](repeating: -.infinity, count: 3)
     var lightest = [0.0, 0.0, 0.0], lightestLuma = -Double.infinity
     for ty in 0..<tilesY {
       for tx in 0..<tilesX {
