@@ -437,9 +437,11 @@ extension PictureLook {
 
   /// `judgeDarkVariant(light:dark:surfaces:isPhotograph:)` with the light
   /// picture's `ShownPicture` already made (the generator judges several
-  /// candidates against one light picture).
+  /// candidates against one light picture), and the dark one's when the
+  /// caller has it (the generator's darker-as-shown pass made it).
   static func judgeDarkVariant(light: RGBAImage, dark: RGBAImage, surfaces: Surfaces,
-                               isPhotograph: Bool, shownLight known: ShownPicture?) -> DarkVariantJudgement {
+                               isPhotograph: Bool, shownLight known: ShownPicture?,
+                               shownDark knownDark: ShownPicture? = nil) -> DarkVariantJudgement {
     guard light.width == dark.width, light.height == dark.height else {
       return DarkVariantJudgement(legibility: LegibilityReport(), glareShare: glareShare(dark, on: surfaces.dark),
                                   correlation: 1, isPhotograph: isPhotograph,
@@ -448,7 +450,7 @@ extension PictureLook {
     // One pass over each picture: the working picture, its mean luma and
     // its glare count.
     let shownLight = known ?? ShownPicture(light, on: surfaces.light)
-    let shownDark = ShownPicture(dark, on: surfaces.dark)
+    let shownDark = knownDark ?? ShownPicture(dark, on: surfaces.dark)
     return DarkVariantJudgement(
       legibility: legibility(light: shownLight, dark: shownDark), glareShare: shownDark.glareShare,
       correlation: isPhotograph ? lumaCorrelation(light: shownLight, dark: shownDark) : 1,

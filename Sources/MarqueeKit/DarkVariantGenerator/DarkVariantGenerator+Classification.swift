@@ -24,6 +24,14 @@ extension DarkVariantGenerator {
     static let maxRingRoughness = 2.5
     /// Fraction of the whole image that must be background.
     static let minBackgroundCoverage = 0.25
+    /// Largest ``Analysis/backgroundSpread`` (90th percentile of how far
+    /// the ring's backdrop pixels stray from its colour): a designed ground
+    /// stays within 0–5 levels (JPEG noise at quality 20–30 included, a
+    /// blurred paper texture 5), a photographed surface does not (snow,
+    /// fog, a stone floor brightened: 10–11), and inverting one turns the
+    /// photograph into a negative. A gradient or vignette strays too; it is
+    /// flattened first (``groundField(of:)``).
+    static let maxBackgroundSpread = 8
   }
 
   /// An sRGB-encoded colour without alpha.
@@ -87,7 +95,8 @@ extension DarkVariantGenerator {
         ringRoughness: fit.roughness, backgroundSpread: fit.spread, backgroundCoverage: 0)
       guard backdrop.colour.luma > T.lightBackgroundLuma,
         analysis.ringAgreement >= T.minRingAgreement,
-        analysis.ringRoughness <= T.maxRingRoughness
+        analysis.ringRoughness <= T.maxRingRoughness,
+        analysis.backgroundSpread <= T.maxBackgroundSpread
       else { return analysis }
       analysis.backgroundCoverage = backdrop.coverage(p, pixels: image.width * image.height)
       if analysis.backgroundCoverage >= T.minBackgroundCoverage {

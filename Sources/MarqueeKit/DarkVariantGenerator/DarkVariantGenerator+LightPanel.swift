@@ -38,7 +38,9 @@ extension DarkVariantGenerator {
   /// luma ``LightPanelTuning/minLuma`` or more is the panel's colour when
   /// tiles dominated by it (``LightPanelTuning/tileShare``) form a
   /// 4-connected group of at least ``LightPanelTuning/minArea`` of the
-  /// picture that fills ``LightPanelTuning/minFill`` of its bounding box.
+  /// picture that fills ``LightPanelTuning/minFill`` of its bounding box,
+  /// and 90 % of its pixels are within
+  /// ``ClassifierThresholds/maxBackgroundSpread`` levels of that colour.
   /// Such a picture is mixed: its panel (and the text on it) is graphics,
   /// the rest a photograph (``methods(for:)``).
   ///
@@ -122,6 +124,10 @@ extension DarkVariantGenerator {
         if seenShare * 10 >= total * 9 { break }
         spread += 1
       }
+      // A designed panel is flat, as a light ground is
+      // (`ClassifierThresholds.maxBackgroundSpread`); a washed-out photo's
+      // fog or snow is not.
+      guard spread <= ClassifierThresholds.maxBackgroundSpread else { return nil }
       return LightPanel(colour: colour, spread: spread)
     }
   }

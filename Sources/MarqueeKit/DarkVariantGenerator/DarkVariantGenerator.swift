@@ -137,10 +137,12 @@ public struct DarkVariantGenerator: Sendable {
     let shownLight = ShownPicture(image, on: surfaces.light)
     let meanBefore = Luma.mean(of: image)
     for method in methods(for: analysis) {
-      var variant = apply(method, to: work, analysis: analysis, shownLightMean: shownLight.meanLuma, meanLumaBefore: meanBefore)
+      var shownDark: ShownPicture?
+      var variant = apply(method, to: work, analysis: analysis, shownLightMean: shownLight.meanLuma, meanLumaBefore: meanBefore,
+                          shownDark: &shownDark)
       let judgement = PictureLook.judgeDarkVariant(
         light: image, dark: variant.image, surfaces: surfaces, isPhotograph: analysis.kind == .photograph,
-        shownLight: shownLight)
+        shownLight: shownLight, shownDark: shownDark)
       if judgement.passes { return variant }
       variant.problems = judgement.problems
       if let kept = best, kept.shortfall <= judgement.shortfall { continue }
@@ -196,6 +198,16 @@ public struct DarkVariantGenerator: Sendable {
   ///   - meanLumaBefore: `Luma.mean(of: image)` when the caller has it.
   func apply(_ method: DarkMethod, to image: RGBAImage, analysis: Analysis, shownLightMean: Double? = nil,
              meanLumaBefore: Double? = nil) -> DarkVariant {
+    var unused: ShownPicture?
+    return apply(method, to: image, analysis: analysis, shownLightMean: shownLightMean, meanLumaBefore: meanLumaBefore,
+                 shownDark: &unused, keepShown: false)
+  }
+
+  /// ``apply(_:to:analysis:shownLightMean:meanLumaBefore:)``, which also
+  /// hands back the result as shown on the dark surface (the darker-as-shown
+  /// pass reads it; the judgement reads it again) when `keepShown`.
+  func apply(_ method: DarkMethod, to image: RGBAImage, analysis: Analysis, shownLightMean: Double?,
+             meanLumaBefore: Double?, shownDark: inout ShownPicture?, keepShown: Bool = true) -> DarkVariant {
     var output: RGBAImage
     switch method {
     case .dimmed:
@@ -222,12 +234,20 @@ public struct DarkVariantGenerator: Sendable {
       output = darkenTransparent(image)
     }
     let shownLight = shownLightMean ?? PictureLook.shownMeanLuma(image, on: surfaces.light)
+    // The mean luma as shown: from the whole shown picture when the caller
+    // keeps it (the same figure, `ShownPicture.meanLuma`).
+    func shownMean(_ picture: RGBAImage) -> Double {
+      guard keepShown else { return PictureLook.shownMeanLuma(picture, on: surfaces.dark) }
+      let shown = ShownPicture(picture, on: surfaces.dark)
+      shownDark = shown
+      return shown.meanLuma
+    }
     var passes = 0
-    while passes < 4,
-          !PictureLook.isDarker(shownDark: PictureLook.shownMeanLuma(output, on: surfaces.dark), shownLight: shownLight) {
+    while passes < 4, !PictureLook.isDarker(shownDark: shownMean(output), shownLight: shownLight) {
       output = darkenPhotograph(output)
       passes += 1
     }
+    if keepShown && passes == 4 { shownDark = ShownPicture(output, on: surfaces.dark) }
     var variant = DarkVariant(
       image: output, kind: analysis.kind,
       meanLumaBefore: meanLumaBefore ?? Luma.mean(of: image),
@@ -253,7 +273,8 @@ public struct DarkVariantGenerator: Sendable {
   ///      12 levels (per channel) of the background; product shots and flat
   ///      art have a single backdrop colour, photos change along the edges;
   ///    - the backdrop is clean: the mean luma step between neighbouring
-  ///      backdrop pixels in the ring is at most 2.5 levels. Studio sweeps
+  ///      backdrop pixels in the ring is at most 2.5 levels, and 90 % of
+  ///      them are within 8 levels of its colour. Studio sweeps
   ///      and flat art are smooth or clipped white; a bright sky, snow or a
   ///      wall in a photo carries sensor noise and texture;
   ///    - the backdrop is large: at least 25 % of the whole image is within

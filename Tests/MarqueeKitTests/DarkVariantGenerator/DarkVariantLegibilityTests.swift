@@ -542,14 +542,24 @@ struct DarkVariantLegibilityTests {
     #expect(Double(light) <= 0.01 * Double(band), "\(light) of \(band) pixels around the price are light (a halo)")
   }
 
-  @Test("corpus photographs are dimmed, never inverted: r ≥ 0.8", .enabled(if: Corpus.skipReason == nil))
+  @Test("corpus photographs, and bright ones (snow, fog), are dimmed, never inverted: r ≥ 0.8", .enabled(if: Corpus.skipReason == nil))
   func photographsStayPhotographs() throws {
     let fixture = try BatchFixture("dark-photos")
     defer { fixture.remove() }
     let photos = ["image-jpeg-adobergb1998-photo-2000x1072.jpg", "image-jpeg-progressive-photo-pixel7pro-srgb.jpg",
                   "image-jpeg-exif-orientation-6.jpg"]
-    try fixture.job(photos.enumerated().map { ["id": "p\($0.offset)", "type": "image", "source": try Corpus.url($0.element).path] },
-                    settings: ["allow_outside_sources": true], baseURL: nil)
+    var banners = try photos.enumerated().map { ["id": "p\($0.offset)", "type": "image", "source": try Corpus.url($0.element).path] }
+    // The stone-floor photo made bright as snow and washed out as fog: its
+    // ring is light and nearly uniform, but a photographed surface strays
+    // 10–11 levels, and inverting it would make a negative.
+    let stone = try Corpus.url("image-jpeg-adobergb1998-photo-2000x1072.jpg").path
+    try Oracle.generate(["-i", stone, "-vf", "scale=1600:-2,curves=all='0/0.55 0.5/0.92 1/1'", "-q:v", "3"],
+                        to: fixture.dir.appendingPathComponent("snow.jpg"))
+    try Oracle.generate(["-i", stone, "-vf", "scale=1600:-2,eq=contrast=0.5:brightness=0.3:saturation=0.6", "-q:v", "3"],
+                        to: fixture.dir.appendingPathComponent("fog.jpg"))
+    banners.append(["id": "snow", "type": "image", "source": "snow.jpg"])
+    banners.append(["id": "fog", "type": "image", "source": "fog.jpg"])
+    try fixture.job(banners, settings: ["allow_outside_sources": true], baseURL: nil)
     let build = try MarqueeCLI.run(["build", "job.json", "--out", "out", "--log-format", "plain"], in: fixture.dir)
     #expect(build.status == 0, "\(build.stderr)")
     let bundle = fixture.out.appendingPathComponent("home")
