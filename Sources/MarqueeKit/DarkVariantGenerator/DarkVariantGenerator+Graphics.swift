@@ -72,7 +72,9 @@ extension DarkVariantGenerator {
     /// A flat dark neutral part filling at least this share of its bounding
     /// box, with at least ``minLabelPixels`` of enclosed ground (a label),
     /// that fills ``darkPanelOutline`` of the box with its label, is a dark
-    /// panel and kept: a black ribbon with white text. Heavy
+    /// panel and kept: a black ribbon with white text. So is such a part in
+    /// a brand colour (OKLab chroma ``brandChroma`` or more): a small green
+    /// or red tag with a white label. Heavy
     /// letters fill 0.35–0.6 of their boxes; a rule line encloses nothing.
     static let darkPanelFill = 0.75
     /// See ``darkPanelFill``.
@@ -248,7 +250,8 @@ extension DarkVariantGenerator {
       output.withUnsafeMutableBufferPointer { out in
         for idx in 0..<(w * h) {
           let i = idx * 4
-          isGround[idx] = abs(Int(p[i]) - Int(ground.r)) <= tolerance && abs(Int(p[i + 1]) - Int(ground.g)) <= tolerance
+          isGround[idx] = (analysis.panel?.contains(idx % w, idx / w) ?? true)
+            && abs(Int(p[i]) - Int(ground.r)) <= tolerance && abs(Int(p[i + 1]) - Int(ground.g)) <= tolerance
             && abs(Int(p[i + 2]) - Int(ground.b)) <= tolerance
           let key = UInt32(p[i]) << 16 | UInt32(p[i + 1]) << 8 | UInt32(p[i + 2])
           if key != lastKey {
@@ -318,7 +321,11 @@ extension DarkVariantGenerator {
         // ground it encloses), not turned into a light slab.
         if !isPhotograph && !isSolidShape && fill >= GraphicsTuning.darkPanelFill {
           let colour = OKLab(r: ink.r, g: ink.g, b: ink.b)
-          if colour.chroma < GraphicsTuning.neutralChroma && colour.l < GraphicsTuning.inkLightnessBelow {
+          // A brand-coloured pill or tag with a light label (a green NEW,
+          // a red -20 %) is kept the same way: its colour is the brand's and
+          // its label stays light, as on the large buttons.
+          if (colour.chroma < GraphicsTuning.neutralChroma && colour.l < GraphicsTuning.inkLightnessBelow)
+            || colour.chroma >= GraphicsTuning.brandChroma {
             var label = 0
             for y in minY...maxY {
               for x in minX...maxX where isGround[y * w + x] && mask[y * w + x] != MaskState.backdrop { label += 1 }

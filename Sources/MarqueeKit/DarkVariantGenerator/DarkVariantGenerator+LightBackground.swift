@@ -85,6 +85,13 @@ extension DarkVariantGenerator {
     var mask = backdropMask(
       image, background: analysis.background,
       tolerance: FloodFillTolerance.tolerance(for: analysis))
+    // A photograph's light panel is the only ground: the photo's own
+    // clipped whites beside it stay the photo's.
+    if let panel = analysis.panel {
+      for y in 0..<h {
+        for x in 0..<w where !panel.contains(x, y) { mask[y * w + x] = MaskState.other }
+      }
+    }
     addShadows(image, to: &mask, background: analysis.background)
 
     // One lookup table, four parts of 256: the subject dim per channel

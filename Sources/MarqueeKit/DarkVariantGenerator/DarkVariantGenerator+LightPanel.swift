@@ -29,6 +29,18 @@ extension DarkVariantGenerator {
     /// panel's pixels and `colour` (coding noise), like
     /// ``Analysis/backgroundSpread``.
     var spread: Int
+    /// The panel's bounding box in pixels (its tiles', one tile wider all
+    /// round), half-open:
+    /// `x0..<x1`, `y0..<y1`. Only there is the panel's colour ground: a
+    /// clipped white sky in the photo beside it is the photo's.
+    var box: (x0: Int, y0: Int, x1: Int, y1: Int) = (0, 0, Int.max, Int.max)
+
+    static func == (a: Self, b: Self) -> Bool {
+      a.colour == b.colour && a.spread == b.spread && a.box == b.box
+    }
+
+    /// Whether the pixel at `x`, `y` lies in ``box``.
+    @inline(__always) func contains(_ x: Int, _ y: Int) -> Bool { x >= box.x0 && x < box.x1 && y >= box.y0 && y < box.y1 }
   }
 
   /// The largest light panel of a picture the classifier calls a
@@ -97,7 +109,7 @@ extension DarkVariantGenerator {
       }
       // The largest 4-connected group of panel tiles.
       var seen = [Bool](repeating: false, count: isPanel.count)
-      var best: (area: Int, fill: Double) = (0, 0)
+      var best: (area: Int, fill: Double, box: (x0: Int, y0: Int, x1: Int, y1: Int)) = (0, 0, (0, 0, 0, 0))
       for start in 0..<isPanel.count where isPanel[start] && !seen[start] {
         var stack = [start], area = 0
         var minX = tilesX, maxX = 0, minY = tilesY, maxY = 0
@@ -114,7 +126,12 @@ extension DarkVariantGenerator {
           }
         }
         let boxArea = (min(w, (maxX + 1) * side) - minX * side) * (min(h, (maxY + 1) * side) - minY * side)
-        if area > best.area { best = (area, Double(area) / Double(boxArea)) }
+        if area > best.area {
+          // Its tiles' box, one tile wider all round: the tiles on the
+          // panel's edge are half photo and may not count as panel tiles.
+          best = (area, Double(area) / Double(boxArea),
+                  (max(0, minX - 1) * side, max(0, minY - 1) * side, min(w, (maxX + 2) * side), min(h, (maxY + 2) * side)))
+        }
       }
       guard Double(best.area) >= T.minArea * Double(w * h), best.fill >= T.minFill else { return nil }
       let total = distances.reduce(0, +)
@@ -128,7 +145,7 @@ extension DarkVariantGenerator {
       // (`ClassifierThresholds.maxBackgroundSpread`); a washed-out photo's
       // fog or snow is not.
       guard spread <= ClassifierThresholds.maxBackgroundSpread else { return nil }
-      return LightPanel(colour: colour, spread: spread)
+      return LightPanel(colour: colour, spread: spread, box: best.box)
     }
   }
 }

@@ -244,6 +244,15 @@ struct DarkVariantLegibilityTests {
                       TextLayer(text: "-40%", size: 110, colour: "white", x: 730, y: 170),
                       TextLayer(text: "Winter sale", size: 100, colour: "0x111111", x: 60, y: 400),
                     ]),
+    // Small brand-coloured tags with white labels (each under 2 % of the
+    // banner, so not a product by size).
+    GeneratedBanner(id: "tags", ground: "color=white:s=1170x658,drawbox=x=60:y=240:w=120:h=44:color=0x17A34A:t=fill,drawbox=x=200:y=240:w=120:h=44:color=0xE0301E:t=fill,drawbox=x=340:y=240:w=120:h=44:color=0x1F6FEB:t=fill",
+                    layers: [
+                      TextLayer(text: "Weekly picks", size: 90, colour: "0x111111", x: 60, y: 80),
+                      TextLayer(text: "NEW", size: 20, colour: "white", x: 98, y: 252),
+                      TextLayer(text: "HOT", size: 20, colour: "white", x: 240, y: 252),
+                      TextLayer(text: "SALE", size: 20, colour: "white", x: 372, y: 252),
+                    ]),
     // A navy product shaded left to right, flat enough to count as a flat
     // product: its lighter side is shading, not a blend with the ground.
     GeneratedBanner(id: "navydisc", ground: "color=white:s=1170x658,format=rgb24,geq=r='if(lt(hypot(X-850\\,Y-330)\\,200)\\,20+30*(X-650)/400\\,r(X\\,Y))':g='if(lt(hypot(X-850\\,Y-330)\\,200)\\,30+30*(X-650)/400\\,g(X\\,Y))':b='if(lt(hypot(X-850\\,Y-330)\\,200)\\,80+50*(X-650)/400\\,b(X\\,Y))'",
@@ -503,6 +512,31 @@ struct DarkVariantLegibilityTests {
     #expect(Double(dark60) <= 0.01 * Double(band), "\(dark60) of \(band) pixels around the badge's letters are dark (an outline)")
   }
 
+  @Test("small brand-coloured tags keep their fill and their white labels")
+  func tagsKeepTheirLabels() throws {
+    let b = try Self.built.get()
+    let dark = try b.picture("tags", "dark_url")
+    let k = Double(dark.width) / 1170
+    func rgb(_ x: Int, _ y: Int) -> (Int, Int, Int) {
+      let i = (Int(Double(y) * k) * dark.width + Int(Double(x) * k)) * 4
+      return (Int(dark.pixels[i]), Int(dark.pixels[i + 1]), Int(dark.pixels[i + 2]))
+    }
+    // Each pill's fill near its corner stays its colour (within 40 levels).
+    for (x, colour) in [(64, (0x17, 0xA3, 0x4A)), (204, (0xE0, 0x30, 0x1E)), (344, (0x1F, 0x6F, 0xEB))] {
+      let c = rgb(x, 244)
+      #expect(abs(c.0 - colour.0) <= 40 && abs(c.1 - colour.1) <= 40 && abs(c.2 - colour.2) <= 40,
+              "the tag at \(x) became \(c), was \(colour)")
+    }
+    // Each label's letters stay light.
+    for n in 1...3 {
+      var mask = try FFmpegOracle.decode(b.fixture.dir.appendingPathComponent("tags-mask\(n).png"))
+      if mask.width != dark.width { mask = try ImageResampler.resize(mask, width: dark.width, height: dark.height) }
+      let onGround = InkOnGround(dark, mask: mask)
+      #expect(onGround.ink > onGround.ground && onGround.ink > luminance(170, 170, 170),
+              "label \(n): ink \(onGround.ink) on \(onGround.ground) (relative luminance)")
+    }
+  }
+
   @Test("a pastel ground keeps its hue, dark")
   func pastelGroundKeepsItsHue() throws {
     let b = try Self.built.get()
@@ -571,6 +605,39 @@ struct DarkVariantLegibilityTests {
       #expect(r >= 0.8, "\(item["id"] ?? ""): r = \(r)")
       #expect(nearWhiteShare(dark) <= 0.25)
     }
+  }
+
+  @Test("a bright photo with a white caption bar: its clipped white sky is dimmed, never recoloured dark",
+        .enabled(if: Corpus.skipReason == nil))
+  func clippedSkyBesideACaptionBarStaysPhoto() throws {
+    let fixture = try BatchFixture("dark-clipped-sky")
+    defer { fixture.remove() }
+    let font = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"
+    try Oracle.generate(["-i", try Corpus.url("image-jpeg-progressive-photo-pixel7pro-srgb.jpg").path, "-vf",
+                         "scale=1170:658:force_original_aspect_ratio=increase,crop=1170:658,eq=contrast=0.6:brightness=0.25,drawbox=x=0:y=520:w=1170:h=138:color=white:t=fill,drawtext=fontfile=\(font):text='City breaks from 99 EUR':fontsize=50:fontcolor=0x111111:x=40:y=560",
+                         "-frames:v", "1"], to: fixture.dir.appendingPathComponent("bar.png"))
+    try fixture.job([["id": "bar", "type": "image", "source": "bar.png"]], baseURL: nil)
+    let build = try MarqueeCLI.run(["build", "job.json", "--out", "out", "--log-format", "plain"], in: fixture.dir)
+    #expect(build.status == 0, "\(build.stderr)")
+    let bundle = fixture.out.appendingPathComponent("home")
+    let root = try JSONSerialization.jsonObject(with: Data(contentsOf: bundle.appendingPathComponent("banners.json"))) as? [String: Any]
+    let item = try #require((root?["banners"] as? [[String: Any]])?.first)
+    let light = try FFmpegOracle.decode(bundle.appendingPathComponent(try #require(item["url"] as? String)))
+    let dark = try FFmpegOracle.decode(bundle.appendingPathComponent(try #require(item["dark_url"] as? String)))
+    // The photo above the bar (to 500 px of 658): clipped white (luma 245
+    // and more) that came out under 50 is a hole in the sky.
+    let rows = Int(500 * Double(light.height) / 658)
+    var white = 0, holes = 0
+    for o in 0..<(rows * light.width) {
+      let i = o * 4
+      let l = 0.2126 * Double(light.pixels[i]) + 0.7152 * Double(light.pixels[i + 1]) + 0.0722 * Double(light.pixels[i + 2])
+      guard l >= 245 else { continue }
+      white += 1
+      let d = 0.2126 * Double(dark.pixels[i]) + 0.7152 * Double(dark.pixels[i + 1]) + 0.0722 * Double(dark.pixels[i + 2])
+      if d < 50 { holes += 1 }
+    }
+    #expect(white > 1000, "the generated photo has no clipped sky (\(white) px)")
+    #expect(Double(holes) <= 0.01 * Double(white), "\(holes) of \(white) clipped-white photo pixels turned dark")
   }
 
   @Test("verify fails a bundle into which an illegible or a glaring dark variant was copied")
