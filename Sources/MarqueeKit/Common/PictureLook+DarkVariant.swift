@@ -222,13 +222,18 @@ extension PictureLook {
               guard neighbours >= 3 else { continue }  // itself and two others
               let cl = ShownPicture.contrast(light.luminance[o], groundLight)
               // The best contrast within one pixel: coding moves an edge by
-              // a pixel, it does not make a stroke vanish.
-              var cd: Float = 1
+              // a pixel, it does not make a stroke vanish. Against one
+              // ground, contrast only grows away from it, so the best is at
+              // the lightest or the darkest of the nine.
+              var lightest: Float = 0, darkest: Float = 1
               for dy in max(0, y - 1)...min(h - 1, y + 1) {
                 for dx in max(0, x - 1)...min(w - 1, x + 1) {
-                  cd = max(cd, ShownPicture.contrast(dark.luminance[dy * w + dx], groundDark))
+                  let l = dark.luminance[dy * w + dx]
+                  lightest = max(lightest, l)
+                  darkest = min(darkest, l)
                 }
               }
+              let cd = max(1, ShownPicture.contrast(lightest, groundDark), ShownPicture.contrast(darkest, groundDark))
               tile.marks += 1
               if cd >= requiredContrast(light: cl) { tile.passing += 1 }
               lightContrasts.append(cl)

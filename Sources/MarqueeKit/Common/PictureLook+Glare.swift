@@ -21,26 +21,7 @@ extension PictureLook {
   ///     empty image).
   ///   - surface: what the picture is shown on.
   public static func glareShare(_ image: RGBAImage, on surface: RGBColor) -> Double {
-    let pixels = image.width * image.height
-    guard pixels > 0 else { return 0 }
-    let surfaceLuma = 0.2126 * Double(surface.r) + 0.7152 * Double(surface.g) + 0.0722 * Double(surface.b)
-    var glaring = 0
-    let threshold = Int64(glareLuma * 10000)
-    image.pixels.withUnsafeBufferPointer { p in
-      var i = 0
-      while i + 3 < p.count {
-        if p[i + 3] == 255 {
-          // Opaque: exact in integers (weights in 1/10000).
-          if 2126 * Int64(p[i]) + 7152 * Int64(p[i + 1]) + 722 * Int64(p[i + 2]) >= threshold { glaring += 1 }
-        } else {
-          let a = Double(p[i + 3]) / 255
-          let l = 0.2126 * Double(p[i]) + 0.7152 * Double(p[i + 1]) + 0.0722 * Double(p[i + 2])
-          if l * a + surfaceLuma * (1 - a) >= glareLuma { glaring += 1 }
-        }
-        i += 4
-      }
-    }
-    return Double(glaring) / Double(pixels)
+    shownLuma(image, on: surface).glareShare
   }
 
   /// Whether a dark variant glares as shown on `surface` (more than

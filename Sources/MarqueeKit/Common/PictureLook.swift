@@ -100,26 +100,45 @@ public enum PictureLook {
   /// composited over the surface by its alpha (sRGB-encoded values, the way
   /// UIKit and browsers blend), then BT.709 luma.
   public static func shownMeanLuma(_ image: RGBAImage, on surface: RGBColor) -> Double {
+    shownLuma(image, on: surface).meanLuma
+  }
+
+  /// `shownMeanLuma` and `glareShare` of one picture, from one pass over
+  /// its pixels.
+  ///
+  /// - Parameters:
+  ///   - image: RGBA, sRGB-encoded, straight alpha; any size.
+  ///   - surface: what the picture is shown on.
+  /// - Returns: the mean luma as shown (0–255) and the share of its pixels
+  ///   (0–1) whose luma as shown is at least `glareLuma`.
+  public static func shownLuma(_ image: RGBAImage, on surface: RGBColor) -> (meanLuma: Double, glareShare: Double) {
     let sr = Double(surface.r), sg = Double(surface.g), sb = Double(surface.b)
     let surfaceLuma = 0.2126 * sr + 0.7152 * sg + 0.0722 * sb
+    let glareThreshold = Int64(glareLuma * 10000)
     // Opaque pixels sum exactly in integers (weights in 1/10000); only
-    // translucent ones need the blend.
+    // translucent ones need the blend. The sums are bounded (at most
+    // 2.55e6 a pixel): wrapping arithmetic, no overflow traps in the loop.
     var opaque: Int64 = 0
     var blended = 0.0
+    var glaring = 0
     image.pixels.withUnsafeBufferPointer { p in
       var i = 0
       while i + 3 < p.count {
         if p[i + 3] == 255 {
-          opaque += 2126 * Int64(p[i]) + 7152 * Int64(p[i + 1]) + 722 * Int64(p[i + 2])
+          let l = 2126 &* Int64(p[i]) &+ 7152 &* Int64(p[i + 1]) &+ 722 &* Int64(p[i + 2])
+          opaque &+= l
+          if l >= glareThreshold { glaring &+= 1 }
         } else {
           let a = Double(p[i + 3]) / 255
-          let l = 0.2126 * Double(p[i]) + 0.7152 * Double(p[i + 1]) + 0.0722 * Double(p[i + 2])
-          blended += l * a + surfaceLuma * (1 - a)
+          let l = (0.2126 * Double(p[i]) + 0.7152 * Double(p[i + 1]) + 0.0722 * Double(p[i + 2])) * a + surfaceLuma * (1 - a)
+          blended += l
+          if l >= glareLuma { glaring &+= 1 }
         }
-        i += 4
+        i &+= 4
       }
     }
-    return (Double(opaque) / 10000 + blended) / Double(max(1, image.width * image.height))
+    let pixels = Double(max(1, image.width * image.height))
+    return ((Double(opaque) / 10000 + blended) / pixels, Double(glaring) / pixels)
   }
 
   /// Compares a dark variant with its light original as each is shown.

@@ -52,85 +52,97 @@ struct ShownPicture: Sendable {
   ///   - maxSide: the bound on the working size's longer side.
   init(_ image: RGBAImage, on surface: RGBColor, maxSide: Int = ShownPicture.defaultMaxSide) {
     let f = Self.factor(width: image.width, height: image.height, maxSide: maxSide)
-    let w = (image.width + f - 1) / f
-    let h = (image.height + f - 1) / f
-    var sums = [Int32](repeating: 0, count: w * h * 3)
-    var counts = [Int32](repeating: 0, count: w * h)
-    var alphas = [Int32](repeating: 0, count: w * h)
+    let width = image.width, height = image.height
+    let w = (width + f - 1) / f
+    let h = (height + f - 1) / f
+    // Per working sample: the composited red, green and blue sums and the
+    // alpha sum of its f×f block (fewer at the right and bottom edges).
+    var sums = [Int32](repeating: 0, count: w * h * 4)
     let sr = Int32(surface.r), sg = Int32(surface.g), sb = Int32(surface.b)
     // The full-size mean luma and glare count, by the formulas of
     // `PictureLook.shownMeanLuma` and `PictureLook.glareShare`: opaque
     // pixels in integers (weights in 1/10000), translucent ones blended.
     let surfaceLuma = 0.2126 * Double(surface.r) + 0.7152 * Double(surface.g) + 0.0722 * Double(surface.b)
-    let glareThreshold = Int64(PictureLook.glareLuma * 10000)
-    var opaqueLuma: Int64 = 0, blendedLuma = 0.0, glaring = 0
-    image.pixels.withUnsafeBufferPointer { p in
-      sums.withUnsafeMutableBufferPointer { s in
-        counts.withUnsafeMutableBufferPointer { n in
-         alphas.withUnsafeMutableBufferPointer { al in
-          // One output sample's run of up to `f` input pixels at a time: the
-          // sums are stored once per run, not once per pixel.
-          for y in 0..<image.height {
-            let row = (y / f) * w
-            let base = y * image.width
-            for ox in 0..<w {
-              let x0 = ox * f, x1 = min(x0 + f, image.width)
-              var r: Int32 = 0, g: Int32 = 0, b: Int32 = 0, alpha: Int32 = 0
-              // The run's opaque pixels' own sums: their luma sum is the
-              // weighted sum of these, exactly.
-              var ro: Int32 = 0, go: Int32 = 0, bo: Int32 = 0
-              var i = (base + x0) * 4
-              for _ in x0..<x1 {
-                let a = Int32(p[i + 3])
-                if a == 255 {
-                  ro += Int32(p[i]); go += Int32(p[i + 1]); bo += Int32(p[i + 2])
-                  // Luma 225 needs green 190 or more (the other two at
-                  // 255 give 208 at green 189).
-                  if p[i + 1] >= 190,
-                     2126 * Int64(p[i]) + 7152 * Int64(p[i + 1]) + 722 * Int64(p[i + 2]) >= glareThreshold {
-                    glaring += 1
-                  }
-                } else {
-                  let fa = Double(a) / 255
-                  let l = (0.2126 * Double(p[i]) + 0.7152 * Double(p[i + 1]) + 0.0722 * Double(p[i + 2])) * fa
-                    + surfaceLuma * (1 - fa)
-                  blendedLuma += l
-                  if l >= PictureLook.glareLuma { glaring += 1 }
-                  let ia = 255 - a
-                  r += (Int32(p[i]) * a + sr * ia + 127) / 255
-                  g += (Int32(p[i + 1]) * a + sg * ia + 127) / 255
-                  b += (Int32(p[i + 2]) * a + sb * ia + 127) / 255
-                }
-                alpha += a
-                i += 4
+    let glareThreshold = Int32(PictureLook.glareLuma * 10000)
+    let (opaqueLuma, blendedLuma, glaring) = image.pixels.withUnsafeBufferPointer { p in
+      sums.withUnsafeMutableBufferPointer { s -> (Int64, Double, Int) in
+        var opaqueLuma: Int64 = 0, blendedLuma = 0.0, glaring = 0
+        guard let source = p.baseAddress, let samples = s.baseAddress else { return (0, 0, 0) }
+        for y in 0..<height {
+          var pixel = source + y * width * 4
+          var sample = samples + (y / f) * w * 4
+          var x0 = 0
+          // One working sample's run of up to `f` pixels at a time: the sums
+          // are stored once per run, not once per pixel.
+          while x0 < width {
+            let run = min(f, width - x0)
+            var r: Int32 = 0, g: Int32 = 0, b: Int32 = 0, alpha: Int32 = 0
+            // The run's opaque pixels' own sums: their luma sum is the
+            // weighted sum of these, exactly.
+            var ro: Int32 = 0, go: Int32 = 0, bo: Int32 = 0
+            for _ in 0..<run {
+              let a = Int32(pixel[3])
+              let pr = Int32(pixel[0]), pg = Int32(pixel[1]), pb = Int32(pixel[2])
+              if a == 255 {
+                ro &+= pr; go &+= pg; bo &+= pb
+                // Luma 225 needs green 190 or more (the other two at 255
+                // give 208 at green 189).
+                if pg >= 190, 2126 &* pr &+ 7152 &* pg &+ 722 &* pb >= glareThreshold { glaring &+= 1 }
+              } else {
+                let fa = Double(a) / 255
+                let l = (0.2126 * Double(pr) + 0.7152 * Double(pg) + 0.0722 * Double(pb)) * fa + surfaceLuma * (1 - fa)
+                blendedLuma += l
+                if l >= PictureLook.glareLuma { glaring += 1 }
+                let ia = 255 - a
+                r &+= (pr &* a &+ sr &* ia &+ 127) / 255
+                g &+= (pg &* a &+ sg &* ia &+ 127) / 255
+                b &+= (pb &* a &+ sb &* ia &+ 127) / 255
               }
-              opaqueLuma += 2126 * Int64(ro) + 7152 * Int64(go) + 722 * Int64(bo)
-              r += ro; g += go; b += bo
-              let o = row + ox
-              s[o * 3] += r; s[o * 3 + 1] += g; s[o * 3 + 2] += b
-              n[o] += Int32(x1 - x0)
-              al[o] += alpha
+              alpha &+= a
+              pixel += 4
             }
+            opaqueLuma += 2126 * Int64(ro) + 7152 * Int64(go) + 722 * Int64(bo)
+            sample[0] &+= r &+ ro; sample[1] &+= g &+ go; sample[2] &+= b &+ bo; sample[3] &+= alpha
+            sample += 4
+            x0 += run
           }
-         }
         }
+        return (opaqueLuma, blendedLuma, glaring)
       }
     }
     var luma = [UInt8](repeating: 0, count: w * h)
     var luminance = [Float](repeating: 0, count: w * h)
-    let lin = Self.linear
-    for o in 0..<(w * h) {
-      let n = max(counts[o], 1)
-      let r = Int((sums[o * 3] + n / 2) / n), g = Int((sums[o * 3 + 1] + n / 2) / n), b = Int((sums[o * 3 + 2] + n / 2) / n)
-      luma[o] = UInt8(min(255, (54 * r + 183 * g + 19 * b + 128) >> 8))
-      luminance[o] = 0.2126 * lin[r] + 0.7152 * lin[g] + 0.0722 * lin[b]
+    var opaque = [Bool](repeating: false, count: w * h)
+    Self.linear.withUnsafeBufferPointer { lin in
+      for oy in 0..<h {
+        let rows = min(f, height - oy * f)
+        for ox in 0..<w {
+          let o = oy * w + ox
+          let n = Int32(rows * min(f, width - ox * f))
+          let r: Int, g: Int, b: Int
+          if n == 1 {
+            r = Int(sums[o * 4]); g = Int(sums[o * 4 + 1]); b = Int(sums[o * 4 + 2])
+          } else {
+            // (sum + n/2) / n, rounded to nearest, in floating point: exact,
+            // since a correctly rounded quotient of integers under 2^24
+            // cannot cross an integer (and is exact when it is one).
+            let half = Double(n / 2), dn = Double(n)
+            r = Int((Double(sums[o * 4]) + half) / dn)
+            g = Int((Double(sums[o * 4 + 1]) + half) / dn)
+            b = Int((Double(sums[o * 4 + 2]) + half) / dn)
+          }
+          luma[o] = UInt8(min(255, (54 * r + 183 * g + 19 * b + 128) >> 8))
+          luminance[o] = 0.2126 * lin[r] + 0.7152 * lin[g] + 0.0722 * lin[b]
+          opaque[o] = sums[o * 4 + 3] >= 128 * n
+        }
+      }
     }
     self.width = w
     self.height = h
     self.luma = luma
     self.luminance = luminance
-    self.opaque = (0..<(w * h)).map { alphas[$0] >= 128 * max(counts[$0], 1) }
-    let pixels = max(1, image.width * image.height)
+    self.opaque = opaque
+    let pixels = max(1, width * height)
     self.meanLuma = (Double(opaqueLuma) / 10000 + blendedLuma) / Double(pixels)
     self.glareShare = Double(glaring) / Double(pixels)
   }

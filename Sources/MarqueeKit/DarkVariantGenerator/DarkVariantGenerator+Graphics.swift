@@ -247,25 +247,31 @@ extension DarkVariantGenerator {
       var cache: [UInt32: (UInt8, UInt8, UInt8)] = [:]
       var lastKey: UInt32 = .max
       var last: (UInt8, UInt8, UInt8) = (0, 0, 0)
+      let gr = Int(ground.r), gg = Int(ground.g), gb = Int(ground.b)
       output.withUnsafeMutableBufferPointer { out in
-        for idx in 0..<(w * h) {
-          let i = idx * 4
-          isGround[idx] = (analysis.panel?.contains(idx % w, idx / w) ?? true)
-            && abs(Int(p[i]) - Int(ground.r)) <= tolerance && abs(Int(p[i + 1]) - Int(ground.g)) <= tolerance
-            && abs(Int(p[i + 2]) - Int(ground.b)) <= tolerance
-          let key = UInt32(p[i]) << 16 | UInt32(p[i + 1]) << 8 | UInt32(p[i + 2])
-          if key != lastKey {
-            if let hit = cache[key] {
-              last = hit
-            } else {
-              last = inversion.map(p[i], p[i + 1], p[i + 2])
-              cache[key] = last
+        isGround.withUnsafeMutableBufferPointer { isGround in
+          for y in 0..<h {
+            for x in 0..<w {
+              let idx = y * w + x
+              let i = idx * 4
+              isGround[idx] = (analysis.panel?.contains(x, y) ?? true)
+                && abs(Int(p[i]) - gr) <= tolerance && abs(Int(p[i + 1]) - gg) <= tolerance
+                && abs(Int(p[i + 2]) - gb) <= tolerance
+              let key = UInt32(p[i]) << 16 | UInt32(p[i + 1]) << 8 | UInt32(p[i + 2])
+              if key != lastKey {
+                if let hit = cache[key] {
+                  last = hit
+                } else {
+                  last = inversion.map(p[i], p[i + 1], p[i + 2])
+                  cache[key] = last
+                }
+                lastKey = key
+              }
+              out[i] = last.0
+              out[i + 1] = last.1
+              out[i + 2] = last.2
             }
-            lastKey = key
           }
-          out[i] = last.0
-          out[i + 1] = last.1
-          out[i + 2] = last.2
         }
       }
       // Products.

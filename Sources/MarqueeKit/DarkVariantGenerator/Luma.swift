@@ -48,8 +48,8 @@ extension DarkVariantGenerator {
         while i < end {
           let a = Int64(p[i + 3])
           if a != 0 {
-            weighted += a * Int64(scaled(p[i], p[i + 1], p[i + 2]))
-            alphaSum += a
+            weighted &+= a &* Int64(scaled(p[i], p[i + 1], p[i + 2]))
+            alphaSum &+= a
           }
           i += 4
         }

@@ -45,12 +45,13 @@ enum CodedAlike {
       b.pixels.withUnsafeBufferPointer { q in
         var i = 0
         while i + 3 < p.count {
-          let la = 54 * Int(p[i]) + 183 * Int(p[i + 1]) + 19 * Int(p[i + 2])
-          let lb = 54 * Int(q[i]) + 183 * Int(q[i + 1]) + 19 * Int(q[i + 2])
-          let d = abs(la - lb) >> 8
-          total += d
-          if d > farDifference || abs(Int(p[i + 3]) - Int(q[i + 3])) > farDifference { far += 1 }
-          i += 4
+          // Bounded values: wrapping arithmetic, no overflow traps.
+          let la = 54 &* Int(p[i]) &+ 183 &* Int(p[i + 1]) &+ 19 &* Int(p[i + 2])
+          let lb = 54 &* Int(q[i]) &+ 183 &* Int(q[i + 1]) &+ 19 &* Int(q[i + 2])
+          let d = abs(la &- lb) >> 8
+          total &+= d
+          if d > farDifference || abs(Int(p[i + 3]) &- Int(q[i + 3])) > farDifference { far &+= 1 }
+          i &+= 4
         }
       }
     }

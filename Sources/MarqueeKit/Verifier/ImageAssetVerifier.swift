@@ -96,11 +96,13 @@ struct ImageAssetVerifier {
         for (path, light) in narrowerLight.sorted(by: { $0.key < $1.key }) {
           guard let darkPath = RelativePath.darkSibling(of: path), let dark = try? files.image(darkPath, limits: Self.openLimits).decodeStill().image
           else { continue }  // a missing or unreadable sibling is reported by checkDarkSibling
-          if PictureLook.glares(dark, on: surfaces.dark) {
+          let shownDark = PictureLook.shownLuma(dark, on: surfaces.dark)
+          if shownDark.glareShare > PictureLook.maxGlareShare {
             fail(darkPath, String(format: "?theme=dark: it glares: %.0f %% of it is near white (luma %.0f or more) on the dark surface, at most %.0f %% allowed",
-                                  PictureLook.glareShare(dark, on: surfaces.dark) * 100, PictureLook.glareLuma, PictureLook.maxGlareShare * 100))
+                                  shownDark.glareShare * 100, PictureLook.glareLuma, PictureLook.maxGlareShare * 100))
           }
-          if !(transparent && path.hasSuffix(".jpg")), !PictureLook.darkerAsShown(light: light, dark: dark, surfaces: surfaces).isDarker {
+          if !(transparent && path.hasSuffix(".jpg")),
+             !PictureLook.isDarker(shownDark: shownDark.meanLuma, shownLight: PictureLook.shownMeanLuma(light, on: surfaces.light)) {
             fail(darkPath, "?theme=dark: it is not darker as shown than the light picture")
           }
         }
