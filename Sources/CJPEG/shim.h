@@ -33,13 +33,18 @@ typedef struct marquee_jpeg_image {
   /// An Adobe APP14 marker was present: Adobe writes CMYK inverted
   /// (0 = full ink), as every reader that follows Photoshop assumes.
   int saw_adobe_marker;
-  /// Number of libjpeg warnings (corrupt or missing data).
+  /// Number of libjpeg warnings that are not damage (padding before the
+  /// end-of-image marker, an unknown JFIF revision, a bad ICC marker).
   int warnings;
   /// The data ended before the image was complete (`JWRN_JPEG_EOF`); the
   /// missing rows were filled by libjpeg.
   int premature_end;
   /// The first warning's text.
   char warning[JMSG_LENGTH_MAX];
+  /// Warnings that mean part of the picture is wrong (see
+  /// `marquee_jpeg_is_damage`), and the first one's text.
+  int damage_warnings;
+  char damage[JMSG_LENGTH_MAX];
 } marquee_jpeg_image;
 
 typedef struct marquee_jpeg_error_mgr {
@@ -55,12 +60,45 @@ static inline void marquee_jpeg_error_exit(j_common_ptr cinfo) {
   longjmp(err->jump, 1);
 }
 
+/// Whether the warning libjpeg is emitting means part of the picture is
+/// wrong: entropy-coded data it could not decode (a bad Huffman or
+/// arithmetic code, a marker inside a segment, a lost restart marker it
+/// had to resynchronise after, bytes of garbage before a marker inside the
+/// image data), a scan that breaks the progression, or data that ends early.
+/// libjpeg conceals each of these (it fills what it could not decode) and
+/// carries on. Bytes of padding before the end-of-image marker (some
+/// cameras and encoders write them), an unknown JFIF revision, an unknown
+/// Adobe transform code or a bad ICC marker leave every pixel decoded: they
+/// are not damage.
+static inline int marquee_jpeg_is_damage(j_common_ptr cinfo) {
+  switch (cinfo->err->msg_code) {
+  case JWRN_HIT_MARKER:
+  case JWRN_HUFF_BAD_CODE:
+  case JWRN_ARITH_BAD_CODE:
+  case JWRN_MUST_RESYNC:
+  case JWRN_BOGUS_PROGRESSION:
+  case JWRN_NOT_SEQUENTIAL:
+  case JWRN_JPEG_EOF:
+    return 1;
+  case JWRN_EXTRANEOUS_DATA:
+    /* msg_parm.i[1] is the marker the garbage precedes; 0xD9 is EOI. */
+    return cinfo->err->msg_parm.i[1] != 0xD9;
+  default:
+    return 0;
+  }
+}
+
 static inline void marquee_jpeg_emit_message(j_common_ptr cinfo, int level) {
   marquee_jpeg_error_mgr *err = (marquee_jpeg_error_mgr *)cinfo->err;
   if (level >= 0) return; /* trace output, not a warning */
   marquee_jpeg_image *image = err->image;
-  if (image->warnings == 0) (*cinfo->err->format_message)(cinfo, image->warning);
-  image->warnings += 1;
+  if (marquee_jpeg_is_damage(cinfo)) {
+    if (image->damage_warnings == 0) (*cinfo->err->format_message)(cinfo, image->damage);
+    image->damage_warnings += 1;
+  } else {
+    if (image->warnings == 0) (*cinfo->err->format_message)(cinfo, image->warning);
+    image->warnings += 1;
+  }
   if (cinfo->err->msg_code == JWRN_JPEG_EOF) image->premature_end = 1;
   cinfo->err->num_warnings += 1;
 }

@@ -61,7 +61,14 @@ public struct CoverStage: Sendable {
         let fitted = try PosterFitter(limits: limits, background: settings.background).fit(url, width: width, height: height)
         picture = fitted.image
         warnings += fitted.warnings.map { "poster \(text): \($0)" }
-      } catch {
+        do {
+          if let warning = try DamagedStill.check(fitted.damage, file: text, allowed: settings.allowDamagedSources) {
+            warnings.append("poster \(text): \(warning)")
+          }
+        } catch {
+          throw MarqueeError.noCover("the poster (cover.image) cannot be used: \(error.message)", source: text)
+        }
+      } catch let error as MediaIOError {
         throw MarqueeError.noCover("the poster (cover.image) cannot be used: \(error.reason)", source: text)
       }
       time = nil

@@ -63,11 +63,15 @@ public struct PosterFitter: Sendable {
 
   /// The poster fitted to `width × height`.
   ///
-  /// - Returns: the cover picture (opaque RGBA sRGB) and decoding warnings.
+  /// - Returns: the cover picture (opaque RGBA sRGB), decoding warnings,
+  ///   and what its decoder concealed (`DecodedPicture.damage`; the caller
+  ///   applies `DamagedStill`).
   /// - Throws: `MediaIOError` from opening, decoding or resizing.
-  public func fit(_ url: URL, width: Int, height: Int) throws(MediaIOError) -> (image: RGBAImage, warnings: [String]) {
+  public func fit(_ url: URL, width: Int, height: Int) throws(MediaIOError)
+    -> (image: RGBAImage, warnings: [String], damage: String?)
+  {
     let decoded = try open(url).decodeStill()
-    return (try fit(decoded.image, width: width, height: height), decoded.warnings)
+    return (try fit(decoded.image, width: width, height: height), decoded.warnings, decoded.damage)
   }
 
   /// A decoded still fitted to `width × height`: cover-cropped, centred

@@ -37,15 +37,28 @@ public enum DarkSource: Sendable {
     case .generated: return .generated
     case .same: return .same
     case .image(let url, let text):
+      let field = JobJSON.path(JobJSON.path(spec.jsonPath, key: "dark"), key: "image")
+      var picture: DesignerDarkPicture
       do {
-        return .designer(try DesignerDarkPicture.load(url, text: text, limits: settings.inputLimits,
-                                                       darkSurface: settings.darkSurface))
+        picture = try DesignerDarkPicture.load(url, text: text, limits: settings.inputLimits,
+                                               darkSurface: settings.darkSurface)
       } catch {
         var failure = MarqueeError.decoding(error, file: text)
         failure.message = "the designer's dark picture (dark.image) cannot be used: \(error.reason)"
-        failure.field = JobJSON.path(JobJSON.path(spec.jsonPath, key: "dark"), key: "image")
+        failure.field = field
         throw failure
       }
+      do {
+        if let warning = try DamagedStill.check(picture.damage, file: text, allowed: settings.allowDamagedSources) {
+          picture.warnings.append("dark picture \(text): \(warning)")
+        }
+      } catch {
+        var failure = error
+        failure.message = "the designer's dark picture (dark.image) cannot be used: \(error.message)"
+        failure.field = field
+        throw failure
+      }
+      return .designer(picture)
     }
   }
 }

@@ -31,7 +31,7 @@ public struct DesignerDarkPicture: Sendable {
   public let text: String
   /// Decoding warnings (a profile ignored, corrupt but decodable data),
   /// each naming the picture.
-  public let warnings: [String]
+  public var warnings: [String]
 
   /// A picture already decoded (tests; `load` is the way in otherwise).
   ///
@@ -39,6 +39,10 @@ public struct DesignerDarkPicture: Sendable {
   ///   - image: upright, sRGB, opaque RGBA.
   ///   - text: the path as written in the job.
   ///   - warnings: what decoding noticed.
+  /// What its decoder concealed (`DecodedPicture.damage`); nil when whole.
+  /// `DarkSource.load` applies the damaged-still rule (`DamagedStill`).
+  public var damage: String? = nil
+
   public init(image: RGBAImage, text: String, warnings: [String] = []) {
     self.image = image
     self.text = text
@@ -73,7 +77,9 @@ public struct DesignerDarkPicture: Sendable {
       }
       image = DarkVariantGenerator().flattened(image, onto: darkSurface)
     }
-    return DesignerDarkPicture(image: image, text: text, warnings: decoded.warnings.map { "dark picture \(text): \($0)" })
+    var picture = DesignerDarkPicture(image: image, text: text, warnings: decoded.warnings.map { "dark picture \(text): \($0)" })
+    picture.damage = decoded.damage
+    return picture
   }
 
   /// How far apart the picture's aspect ratio and `width × height`'s are:

@@ -28,6 +28,10 @@ extension ImageRenderer {
     /// Cap on source frames × canvas pixels, checked from the header
     /// before decoding an animation (default 250 MP).
     public var maxAnimationPixels: Int
+    /// Whether a still whose decoder concealed damage is built, with a
+    /// warning (`allow_damaged_sources`, `DamagedStill`); when false
+    /// (default) it fails with `MarqueeError.Code.damagedSource`.
+    public var allowsDamagedSource = false
 
     public init(
       widths: [Int] = Options.defaultWidths,
@@ -66,6 +70,7 @@ extension ImageRenderer {
         background: settings.background,
         darkSurface: settings.darkSurface,
         limits: settings.inputLimits)
+      allowsDamagedSource = settings.allowDamagedSources
     }
 
     /// Why these options cannot be used, or nil.

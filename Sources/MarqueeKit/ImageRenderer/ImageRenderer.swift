@@ -104,6 +104,9 @@ public struct ImageRenderer: Sendable {
       throw MarqueeError.decoding(error, file: file)
     }
     var warnings = picture.warnings
+    if let damage = try DamagedStill.check(picture.damage, file: file, allowed: options.allowsDamagedSource) {
+      warnings.append(damage)
+    }
     let prepared = try prepare(dark, lightWidth: header.width, lightHeight: header.height, widest: widest, warnings: &warnings)
     var files: [(String, Data)] = []
     var renditions: [RenderedImageSet.Rendition] = []
@@ -148,6 +151,7 @@ public struct ImageRenderer: Sendable {
       sourceWidth: header.width, sourceHeight: header.height, sourceSummary: header.summary,
       darkKind: chosen?.kind ?? .photograph, warnings: unique(warnings + Self.darkWarnings(chosen)), darkPolicy: dark.kind)
     set.darkMethod = chosen?.method ?? .dimmed
+    set.health = picture.damage.map { SourceHealth(damagedStill: $0) }
     return (files, set)
   }
 

@@ -60,6 +60,9 @@ public struct RenderedImageSet: Sendable, Equatable {
   public var warnings: [String]
   /// Where the dark files came from.
   public var darkPolicy: DarkPolicyKind = .generated
+  /// A still built from a damaged source under `allow_damaged_sources`
+  /// (`SourceHealth.damagedStill`); nil when the source is whole.
+  public var health: SourceHealth? = nil
 
   /// The widest rendition (the banners.json `url`).
   public var widest: Rendition { widths[widths.count - 1] }

@@ -9,7 +9,7 @@ extension BannerItemBuilder {
   /// The dark files follow the banner's dark policy (`DarkSource`): the
   /// designer's picture is read first, so a bad one fails the item before
   /// the source is decoded.
-  func buildImage(_ spec: BannerSpec, folder: String) throws(MarqueeError) -> (ManifestEntry, [String], String) {
+  func buildImage(_ spec: BannerSpec, folder: String) throws(MarqueeError) -> ItemProduct {
     let dark = try DarkSource.load(for: spec, settings: settings)
     let set = try ImageRenderer(options: .init(settings: settings))
       .render(source: spec.source, id: spec.id, bundleRoot: staging, dark: dark)
@@ -18,6 +18,7 @@ extension BannerItemBuilder {
     let darkText = spec.dark == .generated ? ", dark: \(set.darkKind), \(set.darkMethod.rawValue)"
       : Self.darkSummary(spec.dark, what: "dark")
     let summary = "\(set.sourceSummary) → \(widths) WebP + JPEG\(animation)\(darkText)"
-    return (.image(set.manifestEntry(id: spec.id, link: spec.link)), set.warnings, summary)
+    return ItemProduct(entry: .image(set.manifestEntry(id: spec.id, link: spec.link)), warnings: set.warnings,
+                       summary: summary, health: set.health)
   }
 }

@@ -6,7 +6,8 @@ struct ItemProduct: Sendable {
   var entry: ManifestEntry
   var warnings: [String]
   var summary: String
-  /// A video's source health (`SourceHealth`); nil for images.
+  /// The source's health (`SourceHealth`): a video's, or a damaged
+  /// still's built under `allow_damaged_sources`; nil for a whole still.
   var health: SourceHealth? = nil
 }
 
@@ -49,8 +50,7 @@ struct BannerItemBuilder: Sendable {
   func make(_ spec: BannerSpec) throws(MarqueeError) -> ItemProduct {
     let folder = Self.folder(for: spec)
     if spec.kind == .video { return try buildVideo(spec, folder: folder) }
-    let (entry, warnings, summary) = try buildImage(spec, folder: folder)
-    return ItemProduct(entry: entry, warnings: warnings, summary: summary)
+    return try buildImage(spec, folder: folder)
   }
 
   /// What the summary line says of a dark policy other than the generated
@@ -77,7 +77,10 @@ extension ItemFailure {
                          stage: spec.kind == .video ? .cover : .encode)
     }
     if error.code == .damagedSource {
-      return ItemFailure(id: spec.id, source: spec.sourceText, error: error, stage: .decode)
+      // The source, or a still the job supplies besides it (`field` its
+      // JSON path): a damaged designer's dark picture names that file.
+      let file = error.field != nil ? error.file : nil
+      return ItemFailure(id: spec.id, source: file ?? spec.sourceText, error: error, stage: .decode)
     }
     if error.field != nil, let file = error.file {
       // A file the job names besides the source (the designer's dark

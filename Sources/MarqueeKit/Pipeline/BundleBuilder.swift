@@ -498,7 +498,7 @@ struct BuildRun: Sendable {
     func ranges(_ list: [SourceHealth.DamagedRange]) -> String {
       list.map { String(format: "%.2f-%.2f", $0.start, $0.end) }.joined(separator: ",")
     }
-    var fields = ["damaged_pictures": String(h.damagedPictures)]
+    var fields = ["damaged_pictures": String(h.damagedPictureCount)]
     if !h.damagedRanges.isEmpty { fields["damaged_ranges"] = ranges(h.damagedRanges) }
     if h.audioErrors > 0 {
       fields["damaged_audio_packets"] = String(h.audioErrors)

@@ -137,7 +137,7 @@ public struct BuildReport: Sendable {
     items.filter { ($0.status == .built || $0.status == .reused) && $0.health.map { !$0.isSound } == true }
   }
   /// Their damaged pictures, summed.
-  public var damagedPictureCount: Int { damagedItems.reduce(0) { $0 + ($1.health?.damagedPictures ?? 0) } }
+  public var damagedPictureCount: Int { damagedItems.reduce(0) { $0 + ($1.health?.damagedPictureCount ?? 0) } }
   /// Their audio packets that could not be decoded, summed.
   public var damagedAudioPacketCount: Int { damagedItems.reduce(0) { $0 + ($1.health?.audioErrors ?? 0) } }
 

@@ -46,7 +46,10 @@ public enum JobValidator {
       func problem(_ reason: String) { problems.append(JobProblem(file: file, path: path, reason: "\(reason) (\(spec.sourceText))")) }
       // The stills the job supplies besides the source, checked whatever
       // the source's state (after it, in document order).
-      defer { problems += checkSuppliedStills(of: spec, limits: limits, background: s.background, file: file) }
+      defer {
+        problems += checkSuppliedStills(of: spec, limits: limits, background: s.background,
+                                        allowsDamage: s.allowDamagedSources, file: file)
+      }
       // One descriptor, checked by fstat before anything reads it: a FIFO
       // or a device is refused instead of blocking or reading for ever.
       let source: ReadableFile
@@ -68,7 +71,10 @@ public enum JobValidator {
         // an animation's frames are checked by build only.
         do {
           let image = try ImageSource.open(file: source, path: spec.source.path, limits: limits)
-          if !image.header.isAnimated { try image.checkDecodes() }
+          if !image.header.isAnimated,
+             let reason = damageProblem(try image.checkDecodes(), allowed: s.allowDamagedSources) {
+            problem(reason)
+          }
         } catch {
           problem(error.reason)
         }
@@ -80,13 +86,14 @@ public enum JobValidator {
   /// The poster (`cover.image`) and the designer's dark picture
   /// (`dark.image`) of `spec`, each checked like a poster (`checkStill`).
   static func checkSuppliedStills(of spec: BannerSpec, limits: InputLimits, background: RGBColor,
-                                  file: String) -> [JobProblem] {
+                                  allowsDamage: Bool = false, file: String) -> [JobProblem] {
     var problems: [JobProblem] = []
     if case .image(let poster, let text) = spec.cover,
-       let reason = checkPoster(poster, limits: limits, background: background) {
+       let reason = checkPoster(poster, limits: limits, background: background, allowsDamage: allowsDamage) {
       problems.append(JobProblem(file: file, path: spec.jsonPath + ".cover.image", reason: "\(reason) (\(text))"))
     }
-    if case .image(let picture, let text) = spec.dark, let reason = checkDarkPicture(picture, limits: limits) {
+    if case .image(let picture, let text) = spec.dark,
+       let reason = checkDarkPicture(picture, limits: limits, allowsDamage: allowsDamage) {
       problems.append(JobProblem(file: file, path: spec.jsonPath + ".dark.image", reason: "\(reason) (\(text))"))
     }
     return problems
@@ -95,8 +102,8 @@ public enum JobValidator {
   /// Why the poster at `url` cannot be a cover, or `nil`: it must exist, be
   /// a readable regular file, and be a JPEG, PNG, WebP or HEIC still within
   /// the job's limits that decodes whole (`checkStill`).
-  static func checkPoster(_ url: URL, limits: InputLimits, background: RGBColor) -> String? {
-    checkStill(url, limits: limits, what: "poster",
+  static func checkPoster(_ url: URL, limits: InputLimits, background: RGBColor, allowsDamage: Bool = false) -> String? {
+    checkStill(url, limits: limits, allowsDamage: allowsDamage, what: "poster",
                missing: "poster not found", folder: "is a folder, not a poster image",
                unreadable: "poster cannot be read (permissions)")
   }
@@ -104,25 +111,40 @@ public enum JobValidator {
   /// Why the designer's dark picture at `url` cannot be used, or `nil`:
   /// the poster's rules (`banners[2].dark.image: not found
   /// (media/sale-dark.png)`).
-  static func checkDarkPicture(_ url: URL, limits: InputLimits) -> String? {
-    checkStill(url, limits: limits, what: "dark picture",
+  static func checkDarkPicture(_ url: URL, limits: InputLimits, allowsDamage: Bool = false) -> String? {
+    checkStill(url, limits: limits, allowsDamage: allowsDamage, what: "dark picture",
                missing: "not found", folder: "is a folder, not an image", unreadable: "cannot be read (permissions)")
   }
 
   /// Why a still the job supplies cannot be used, or `nil`: it must exist,
   /// be a readable regular file, be a JPEG, PNG, WebP or HEIC still within
   /// the job's limits (`PosterFitter.openStill`), and decode whole, as
-  /// build decodes it (`ImageSource.checkDecodes`); the other arguments are
+  /// build decodes it (`ImageSource.checkDecodes`), with no concealed
+  /// damage unless `allowsDamage` (`DamagedStill`); the other arguments are
   /// the words for each case.
-  private static func checkStill(_ url: URL, limits: InputLimits, what: String, missing: String, folder: String,
-                                 unreadable: String) -> String? {
+  private static func checkStill(_ url: URL, limits: InputLimits, allowsDamage: Bool, what: String, missing: String,
+                                 folder: String, unreadable: String) -> String? {
     var isDirectory: ObjCBool = false
     guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else { return missing }
     if isDirectory.boolValue { return folder }
     guard FileManager.default.isReadableFile(atPath: url.path) else { return unreadable }
-    do { try PosterFitter.openStill(url, limits: limits, what: what).checkDecodes() } catch {
+    do {
+      let damage = try PosterFitter.openStill(url, limits: limits, what: what).checkDecodes()
+      if let reason = damageProblem(damage, allowed: allowsDamage) { return "not a usable \(what): \(reason)" }
+    } catch {
       return "not a usable \(what): \(error.reason)"
     }
     return nil
+  }
+
+  /// Why build would fail a still whose decoder concealed `damage`
+  /// (`DamagedStill`, build's own rule), or nil.
+  private static func damageProblem(_ damage: String?, allowed: Bool) -> String? {
+    do {
+      _ = try DamagedStill.check(damage, file: "", allowed: allowed)
+      return nil
+    } catch {
+      return error.message
+    }
   }
 }

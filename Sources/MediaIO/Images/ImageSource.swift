@@ -4,9 +4,23 @@ import Foundation
 public struct DecodedPicture: Sendable {
   /// RGBA8, sRGB, straight alpha, EXIF orientation applied.
   public var image: RGBAImage
-  /// Problems that did not stop decoding (unusable profile, bad EXIF value,
-  /// corrupt-but-decodable data).
+  /// Problems that did not stop decoding and leave every pixel as the file
+  /// says (an unusable profile, a bad EXIF value, padding after the image
+  /// data).
   public var warnings: [String]
+  /// What is wrong with the picture when its decoder could not decode part
+  /// of the image data and concealed it (libjpeg fills what it cannot
+  /// decode and carries on: a bad Huffman code, garbage inside the
+  /// entropy-coded data, a lost restart marker); nil when the picture is
+  /// whole. libavcodec's PNG and GIF decoders, libwebp and libheif refuse
+  /// such data instead (a `MediaIOError`), so only JPEGs have it.
+  public var damage: String? = nil
+
+  public init(image: RGBAImage, warnings: [String], damage: String? = nil) {
+    self.image = image
+    self.warnings = warnings
+    self.damage = damage
+  }
 }
 
 /// An image file opened for decoding: its bytes (memory-mapped) and the
@@ -130,7 +144,7 @@ public struct ImageSource: Sendable {
         return try JPEGDecoder.decode(b, name: name, scaleDenominator: denominator, icc: header.iccProfile)
       }
       warnings += out.warnings
-      return DecodedPicture(image: out.image.applying(header.orientation), warnings: warnings)
+      return DecodedPicture(image: out.image.applying(header.orientation), warnings: warnings, damage: out.damage)
     case .heif:
       let (image, more) = try data.withByteView { (b) throws(MediaIOError) -> (RGBAImage, [String]) in
         let container = try HEIFDecoder.Container(b, name: name)
@@ -156,10 +170,14 @@ public struct ImageSource: Sendable {
   /// `JWRN_JPEG_EOF`). PNG and GIF go through libavcodec's decoder, WebP
   /// through libwebp, HEIC through libheif, as in `decodeStill`.
   ///
+  /// - Returns: what the decoder concealed (`DecodedPicture.damage`), nil
+  ///   when the still is whole. libjpeg conceals the same damage at 1/8
+  ///   scale: it reads every entropy-coded segment at any scale.
   /// - Throws: `MediaIOError` for corrupt or truncated data: the error
   ///   `decodeStill` throws for the same bytes.
-  public func checkDecodes() throws(MediaIOError) {
-    _ = try decodeStill(minimumWidth: 1)
+  @discardableResult
+  public func checkDecodes() throws(MediaIOError) -> String? {
+    try decodeStill(minimumWidth: 1).damage
   }
 
   /// What `decodeFrames` did.

@@ -19,6 +19,9 @@ enum JPEGDecoder {
     /// RGBA (gray and CMYK converted to sRGB).
     var image: RGBAImage
     var warnings: [String]
+    /// What libjpeg could not decode and concealed, when it had to
+    /// (`marquee_jpeg_is_damage`): `DecodedPicture.damage`.
+    var damage: String? = nil
   }
 
   /// libjpeg's working memory cap: enough for a 40 MP progressive JPEG's
@@ -63,7 +66,11 @@ enum JPEGDecoder {
       let first = withUnsafeBytes(of: result.warning) { raw in
         String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
       }
-      warnings.append("libjpeg reported \(result.warnings) problem(s) in the data, first: \(first)")
+      warnings.append("libjpeg reported \(result.warnings) problem(s) in the data that leave the picture whole, first: \(first)")
+    }
+    let damage: String? = result.damage_warnings == 0 ? nil : withUnsafeBytes(of: result.damage) { raw in
+      let first = String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+      return "part of its image data cannot be decoded (libjpeg concealed it, \(result.damage_warnings) time(s); first: \(first))"
     }
     let raw = UnsafeRawBufferPointer(start: pixels, count: width * height * components)
 
@@ -72,7 +79,7 @@ enum JPEGDecoder {
       if let icc, let profile = ColorManager.Profile(icc: icc) {
         switch ColorManager.Conversion.make(from: profile, input: .cmyk(inverted: inverted)) {
         case .success(let conversion):
-          return Output(image: conversion.apply(raw, width: width, height: height), warnings: warnings)
+          return Output(image: conversion.apply(raw, width: width, height: height), warnings: warnings, damage: damage)
         case .failure(let w):
           warnings.append(w.reason)
         }
@@ -80,28 +87,28 @@ enum JPEGDecoder {
         warnings.append("the embedded CMYK ICC profile cannot be read")
       }
       warnings.append("CMYK JPEG without a usable ICC profile: converted with the naive CMYK formula, colours are approximate")
-      return Output(image: naiveCMYK(raw, width: width, height: height, inverted: inverted), warnings: warnings)
+      return Output(image: naiveCMYK(raw, width: width, height: height, inverted: inverted), warnings: warnings, damage: damage)
     }
 
     if components == 1 {
       if let icc, let profile = ColorManager.Profile(icc: icc) {
         switch ColorManager.Conversion.make(from: profile, input: .gray) {
         case .success(let conversion):
-          return Output(image: conversion.apply(raw, width: width, height: height), warnings: warnings)
+          return Output(image: conversion.apply(raw, width: width, height: height), warnings: warnings, damage: damage)
         case .failure(let w):
           warnings.append(w.reason)
         }
       } else if icc != nil {
         warnings.append("the embedded ICC profile cannot be read; treated as sRGB")
       }
-      return Output(image: expandGray(raw, width: width, height: height), warnings: warnings)
+      return Output(image: expandGray(raw, width: width, height: height), warnings: warnings, damage: damage)
     }
 
     var image = RGBAImage(width: width, height: height, pixels: Array(raw.bindMemory(to: UInt8.self)))
     if let icc {
       warnings += ColorManager.convertToSRGB(&image, icc: icc)
     }
-    return Output(image: image, warnings: warnings)
+    return Output(image: image, warnings: warnings, damage: damage)
   }
 
   /// Gray bytes → opaque RGBA.

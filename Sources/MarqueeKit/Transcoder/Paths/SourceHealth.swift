@@ -1,8 +1,8 @@
 import Foundation
 
-/// What decoding a video source found wrong with it: damaged pictures and
-/// a truncated end. Times are seconds on the output timeline (the first
-/// picture at 0).
+/// What decoding a source found wrong with it: a video's damaged pictures
+/// and a truncated end, or a still's concealed damage. Times are seconds on
+/// the output timeline (the first picture at 0).
 ///
 /// - A picture is *damaged* when its decoder concealed part of it or
 ///   flagged it corrupt (`AVFrame.decode_error_flags`,
@@ -26,6 +26,8 @@ import Foundation
 /// - Its sound is *damaged* when more than `audioErrorAllowance` audio
 ///   packets (before the last) could not be decoded; fewer are skipped
 ///   with a warning naming the gaps.
+/// - A *still* is damaged when its decoder could not decode part of its
+///   image data and concealed it (`damagedStill`, `DamagedStill`).
 ///
 /// By default any of these fails the item (`MarqueeError.Code.damagedSource`,
 /// `failureReason`); `settings.allow_damaged_sources` builds it with
@@ -75,8 +77,21 @@ public struct SourceHealth: Sendable, Equatable, Codable {
   /// a parameter set that does not exist), seconds on the output timeline;
   /// nil when there are none. Skipped, a note: not damage.
   public var skippedVideoPackets: [Double]?
+  /// A still (an image banner's source) whose decoder could not decode part
+  /// of its image data and concealed it: what it said
+  /// (`DecodedPicture.damage`); nil for a whole still and for videos.
+  public var damagedStill: String?
 
   public init() {}
+
+  /// Damaged pictures, a damaged still counting as one: what the run's
+  /// summary and the JSON log count.
+  public var damagedPictureCount: Int { damagedPictures + (damagedStill == nil ? 0 : 1) }
+
+  /// The health of a still whose decoder concealed `damage`.
+  public init(damagedStill damage: String) {
+    damagedStill = damage
+  }
 
   /// Audio packets that may fail to decode (each skipped, a gap in the
   /// sound, with a warning) before the sound counts as damaged.
@@ -89,7 +104,7 @@ public struct SourceHealth: Sendable, Equatable, Codable {
 
   /// Whether the source is whole: no damaged picture, nothing cut off, no
   /// more than `audioErrorAllowance` audio packets lost.
-  public var isSound: Bool { damagedPictures == 0 && truncation == nil && !soundIsDamaged }
+  public var isSound: Bool { damagedPictures == 0 && truncation == nil && !soundIsDamaged && damagedStill == nil }
 
   /// More audio packets could not be decoded than `audioErrorAllowance`.
   public var soundIsDamaged: Bool { audioErrors > Self.audioErrorAllowance }
@@ -117,6 +132,9 @@ public struct SourceHealth: Sendable, Equatable, Codable {
       lines.append(describeDamage() + "; built anyway (allow_damaged_sources), at "
                    + rangeList + "; the cover is not taken from them")
     }
+    if let damage = damagedStill {
+      lines.append("the picture is damaged: " + damage + "; built anyway (allow_damaged_sources), with the decoder's concealment where the data is wrong")
+    }
     if soundIsDamaged {
       lines.append(describeAudioDamage() + "; built anyway (allow_damaged_sources), the sound has gaps at " + audioGapList)
     } else if audioErrors > 0 {
@@ -140,6 +158,7 @@ public struct SourceHealth: Sendable, Equatable, Codable {
     if let t = truncation { out.append(Self.describe(t)) }
     if damagedPictures > 0 { out.append(describeDamage()) }
     if soundIsDamaged { out.append(describeAudioDamage()) }
+    if let damage = damagedStill { out.append("the picture is damaged: " + damage) }
     return out
   }
 
@@ -196,11 +215,12 @@ public struct SourceHealth: Sendable, Equatable, Codable {
 extension SourceHealth {
   private enum CodingKeys: String, CodingKey {
     case damagedPictures, damagedRanges, truncation, lastAudioFrameIncomplete, audioErrors, audioGaps, skippedVideoPackets
+    case damagedStill
   }
 
-  /// Decodes a stored health; records written before `audioGaps` or
-  /// `skippedVideoPackets` existed read as having no gap times and no
-  /// skipped packets.
+  /// Decodes a stored health; records written before `audioGaps`,
+  /// `skippedVideoPackets` or `damagedStill` existed read as having no gap
+  /// times, no skipped packets and no damaged still.
   public init(from decoder: any Swift.Decoder) throws {
     let c = try decoder.container(keyedBy: CodingKeys.self)
     damagedPictures = try c.decode(Int.self, forKey: .damagedPictures)
@@ -210,6 +230,7 @@ extension SourceHealth {
     audioErrors = try c.decode(Int.self, forKey: .audioErrors)
     audioGaps = try c.decodeIfPresent([DamagedRange].self, forKey: .audioGaps) ?? []
     skippedVideoPackets = try c.decodeIfPresent([Double].self, forKey: .skippedVideoPackets)
+    damagedStill = try c.decodeIfPresent(String.self, forKey: .damagedStill)
   }
 }
 
