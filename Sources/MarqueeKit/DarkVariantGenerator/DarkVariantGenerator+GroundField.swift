@@ -17,8 +17,9 @@ extension DarkVariantGenerator {
     /// picture; a bright photo's sky or snow does not reach all four sides.
     static let borderShare = 0.9
     /// At least this share of all tiles have a light ground the surface
-    /// explains.
-    static let groundTiles = 0.4
+    /// explains: a white card on a gradient page covers up to three
+    /// quarters of it.
+    static let groundTiles = 0.25
     /// A tile's ground is explained by the surface when it lies within this
     /// many levels of it in every channel. A designed gradient or a
     /// vignette is a low-order surface; a product's own shading, a photo's
@@ -33,8 +34,9 @@ extension DarkVariantGenerator {
     /// every channel (a gradient from white to `#DDE3EC` over 658 px steps
     /// about 2 levels a tile)…
     static let maxStep = 8.0
-    /// …but for this share of the neighbouring pairs: a white card on a
-    /// grey page steps 13 levels all round its edge.
+    /// …but for this share of the neighbouring pairs. Only pairs of tiles
+    /// the fitted surface explains count: a white card on a gradient page
+    /// is left out of the fit, and so is its edge.
     static let stepOutliers = 0.03
     /// The lightest ground is at most this much lighter than the darkest,
     /// per channel, as a ratio: flattening scales colours by the ratio, and
@@ -207,11 +209,51 @@ extension DarkVariantGenerator {
       return true
     }
     guard found, Double(tiles.count) >= T.groundTiles * Double(tilesX * tilesY) else { return nil }
-    // Neighbouring grounds step gently.
+    // Fit, leave out what the surface does not explain, fit again. The
+    // first fit takes every tile; when a card or panel lighter than the
+    // ground covers most of the picture that fit follows the card, and the
+    // fit starts again from the border tiles alone (the ground runs round
+    // the picture).
+    let count = GroundField.exponents.count
+    func terms(_ t: Tile) -> [Double] { GroundField.exponents.map { GroundField.power(t.u, $0.0) * GroundField.power(t.v, $0.1) } }
+    func fitted(from seed: [Bool]) -> (coefficients: [[Double]], inliers: [Bool])? {
+      var inliers = seed
+      var coefficients: [[Double]] = []
+      for _ in 0..<3 {
+        var normal = [[Double]](repeating: [Double](repeating: 0, count: count), count: count)
+        var right = [[Double]](repeating: [Double](repeating: 0, count: count), count: 3)
+        var used = 0
+        for (k, tile) in tiles.enumerated() where inliers[k] {
+          let f = terms(tile)
+          for i in 0..<count {
+            for j in 0..<count { normal[i][j] += f[i] * f[j] }
+            for ch in 0..<3 { right[ch][i] += f[i] * tile.colour[ch] }
+          }
+          used += 1
+        }
+        guard used >= 2 * count, let solved = Self.solve(normal, right) else { return nil }
+        coefficients = solved
+        let field = GroundField(coefficients: coefficients, reference: RGB8(r: 0, g: 0, b: 0))
+        for (k, tile) in tiles.enumerated() {
+          inliers[k] = (0..<3).allSatisfy { abs(field.value($0, u: tile.u, v: tile.v) - tile.colour[$0]) <= T.maxResidual }
+        }
+      }
+      let explained = inliers.filter { $0 }.count
+      let explainedBorder = zip(tiles, inliers).filter { $0.0.border && $0.1 }.count
+      guard Double(explainedBorder) >= T.borderShare * Double(borderTiles),
+            Double(explained) >= T.groundTiles * Double(tilesX * tilesY) else { return nil }
+      return (coefficients, inliers)
+    }
+    guard let fit = fitted(from: [Bool](repeating: true, count: tiles.count)) ?? fitted(from: tiles.map(\.border))
+    else { return nil }
+    let (coefficients, inliers) = fit
+    // Neighbouring grounds the surface explains step gently (a card or a
+    // product on the ground is left out of the fit, and so are the steps
+    // along its edge).
     var byIndex = [Int](repeating: -1, count: tilesX * tilesY)
-    for (k, tile) in tiles.enumerated() { byIndex[tile.index] = k }
+    for (k, tile) in tiles.enumerated() where inliers[k] { byIndex[tile.index] = k }
     var pairs = 0, steep = 0
-    for a in tiles {
+    for (k, a) in tiles.enumerated() where inliers[k] {
       let right = a.index % tilesX < tilesX - 1 ? byIndex[a.index + 1] : -1
       let below = a.index + tilesX < byIndex.count ? byIndex[a.index + tilesX] : -1
       for k in [right, below] where k >= 0 {
@@ -220,34 +262,6 @@ extension DarkVariantGenerator {
       }
     }
     guard pairs > 0, Double(steep) <= T.stepOutliers * Double(pairs) else { return nil }
-    // Fit, leave out what the surface does not explain, fit again.
-    let count = GroundField.exponents.count
-    func terms(_ t: Tile) -> [Double] { GroundField.exponents.map { GroundField.power(t.u, $0.0) * GroundField.power(t.v, $0.1) } }
-    var inliers = [Bool](repeating: true, count: tiles.count)
-    var coefficients: [[Double]] = []
-    for _ in 0..<3 {
-      var normal = [[Double]](repeating: [Double](repeating: 0, count: count), count: count)
-      var right = [[Double]](repeating: [Double](repeating: 0, count: count), count: 3)
-      var used = 0
-      for (k, tile) in tiles.enumerated() where inliers[k] {
-        let f = terms(tile)
-        for i in 0..<count {
-          for j in 0..<count { normal[i][j] += f[i] * f[j] }
-          for ch in 0..<3 { right[ch][i] += f[i] * tile.colour[ch] }
-        }
-        used += 1
-      }
-      guard used >= 2 * count, let solved = Self.solve(normal, right) else { return nil }
-      coefficients = solved
-      let field = GroundField(coefficients: coefficients, reference: RGB8(r: 0, g: 0, b: 0))
-      for (k, tile) in tiles.enumerated() {
-        inliers[k] = (0..<3).allSatisfy { abs(field.value($0, u: tile.u, v: tile.v) - tile.colour[$0]) <= T.maxResidual }
-      }
-    }
-    let explained = inliers.filter { $0 }.count
-    let explainedBorder = zip(tiles, inliers).filter { $0.0.border && $0.1 }.count
-    guard Double(explainedBorder) >= T.borderShare * Double(borderTiles),
-          Double(explained) >= T.groundTiles * Double(tilesX * tilesY) else { return nil }
     // The surface over the tile centres: its lightest point, its spread.
     let field = GroundField(coefficients: coefficients, reference: RGB8(r: 0, g: 0, b: 0))
     var low = [Double](repeating: .infinity, count: 3), high = [Double](repeating: -.infinity, count: 3)

@@ -223,6 +223,14 @@ struct DarkVariantLegibilityTests {
                       TextLayer(text: "Autumn offers", size: 110, colour: "0x3E2723", x: 60, y: 150),
                       TextLayer(text: "Shop the range", size: 50, colour: "0x5D4037", x: 60, y: 330),
                     ]),
+    // A white card on a cool gradient page (#F5F5FA to #D7DDF0), the card
+    // most of the picture: the page is a smooth ground round the picture,
+    // the card a light panel on it.
+    GeneratedBanner(id: "gradientcard", ground: "color=white:s=1170x658,format=rgb24,geq=r='245-30*Y/H':g='245-24*Y/H':b='250-10*Y/H',drawbox=x=100:y=80:w=970:h=500:color=white:t=fill",
+                    layers: [
+                      TextLayer(text: "Spring drop", size: 90, colour: "0x222222", x: 160, y: 160),
+                      TextLayer(text: "New colours in store", size: 48, colour: "0x3A3A3C", x: 160, y: 320),
+                    ]),
     // A radial vignette: white in the middle, light grey at the corners
     // (the ring alone calls it a flat light ground whose middle is none).
     GeneratedBanner(id: "vignette", ground: "color=white:s=1170x658,format=rgb24,geq=r='255-40*hypot(X-W/2\\,Y-H/2)/hypot(W/2\\,H/2)':g='255-40*hypot(X-W/2\\,Y-H/2)/hypot(W/2\\,H/2)':b='255-34*hypot(X-W/2\\,Y-H/2)/hypot(W/2\\,H/2)'",
@@ -438,10 +446,10 @@ struct DarkVariantLegibilityTests {
     #expect(luma(dark, lineY * light.width + lineX) > 150, "the rule line is \(luma(dark, lineY * light.width + lineX))")
   }
 
-  @Test("a light ground that varies (a gradient, a warm wash, a vignette) turns dark under light text, as a flat one does")
+  @Test("a light ground that varies (a gradient, a warm wash, a vignette, a white card on a gradient page) turns dark under light text, as a flat one does")
   func varyingLightGroundsTurnDark() throws {
     let b = try Self.built.get()
-    for id in ["gradient", "warmwash", "vignette"] {
+    for id in ["gradient", "warmwash", "vignette", "gradientcard"] {
       let dark = try b.picture(id, "dark_url")
       let mask = try FFmpegOracle.decode(b.fixture.dir.appendingPathComponent("\(id)-mask0.png"))
       let resized = mask.width == dark.width ? mask : try ImageResampler.resize(mask, width: dark.width, height: dark.height)
@@ -457,6 +465,12 @@ struct DarkVariantLegibilityTests {
         #expect(l < 60, "\(id): the ground at \(x), \(y) is luma \(l)")
       }
     }
+    // The card itself is a dark panel, not a dimmed light slab.
+    let card = try b.picture("gradientcard", "dark_url")
+    let (x, y) = (card.width * 1000 / 1170, card.height * 520 / 658)
+    let i = (y * card.width + x) * 4
+    let l = 0.2126 * Double(card.pixels[i]) + 0.7152 * Double(card.pixels[i + 1]) + 0.0722 * Double(card.pixels[i + 2])
+    #expect(l < 60, "gradientcard: the card at \(x), \(y) is luma \(l)")
   }
 
   @Test("a product shot on its own white square turns dark around the product; a shaded product keeps its shading")
