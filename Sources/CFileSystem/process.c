@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include "CFileSystem.h"
 #include <errno.h>
+#include <malloc.h>
 #include <signal.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -31,6 +32,13 @@ int marquee_is_would_block(int error) {
 void marquee_ignore_write_signals(void) {
   signal(SIGXFSZ, SIG_IGN);
   signal(SIGPIPE, SIG_IGN);
+}
+
+void marquee_keep_freed_buffers(void) {
+#ifdef M_MMAP_THRESHOLD
+  mallopt(M_MMAP_THRESHOLD, 8 << 20);
+  mallopt(M_TRIM_THRESHOLD, 64 << 20);
+#endif
 }
 
 int marquee_process_exists(int pid) {

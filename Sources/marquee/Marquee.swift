@@ -7,6 +7,7 @@ import MarqueeKit
 struct Marquee {
   static func main() async {
     ProcessSetup.ignoreWriteSignals()
+    ProcessSetup.keepFreedBuffers()
     let code = await run(Array(CommandLine.arguments.dropFirst()))
     exit(code.rawValue)
   }

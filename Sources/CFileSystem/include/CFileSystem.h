@@ -23,6 +23,16 @@ int marquee_is_would_block(int error);
 /// process.
 void marquee_ignore_write_signals(void);
 
+/// Keeps picture-sized buffers in the heap once freed (glibc `mallopt`):
+/// blocks up to 8 MiB are never given their own mmap, and up to 64 MiB of
+/// free heap top is kept rather than returned to the kernel. By default
+/// glibc maps a block above its dynamic threshold (128 KiB at first) with
+/// fresh pages that the kernel zero-fills on first touch and unmaps on
+/// free; the image stages allocate and free many full-picture buffers
+/// (a 1170x658 RGBA picture is 3 MiB), so each one paid those page faults
+/// again. No effect where the C library is not glibc.
+void marquee_keep_freed_buffers(void);
+
 /// Whether a process with this id exists (`kill(pid, 0)`).
 int marquee_process_exists(int pid);
 

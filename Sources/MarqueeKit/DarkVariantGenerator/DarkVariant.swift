@@ -78,7 +78,8 @@ public struct DarkVariant: Sendable, Equatable {
   /// The same measure for ``image``. Lower than ``meanLumaBefore`` for
   /// `.lightBackground` and `.photograph`; for `.transparent` dark ink it is
   /// *higher*, because the ink is lightened to stay visible on the surface.
-  public var meanLumaAfter: Double
+  /// Computed when read (a pass over ``image``): the build never reads it.
+  public var meanLumaAfter: Double { DarkVariantGenerator.Luma.mean(of: image) }
 
   /// Creates a result.
   ///
@@ -86,14 +87,9 @@ public struct DarkVariant: Sendable, Equatable {
   ///   - image: The darkened image.
   ///   - kind: The classification of the input.
   ///   - meanLumaBefore: Alpha-weighted mean luma of the input, 0...255.
-  ///   - meanLumaAfter: Alpha-weighted mean luma of `image`, 0...255.
-  public init(
-    image: RGBAImage, kind: ImageContentKind, meanLumaBefore: Double,
-    meanLumaAfter: Double
-  ) {
+  public init(image: RGBAImage, kind: ImageContentKind, meanLumaBefore: Double) {
     self.image = image
     self.kind = kind
     self.meanLumaBefore = meanLumaBefore
-    self.meanLumaAfter = meanLumaAfter
   }
 }

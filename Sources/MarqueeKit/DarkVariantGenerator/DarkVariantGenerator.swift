@@ -250,8 +250,7 @@ public struct DarkVariantGenerator: Sendable {
     if keepShown && passes == 4 { shownDark = ShownPicture(output, on: surfaces.dark) }
     var variant = DarkVariant(
       image: output, kind: analysis.kind,
-      meanLumaBefore: meanLumaBefore ?? Luma.mean(of: image),
-      meanLumaAfter: Luma.mean(of: output))
+      meanLumaBefore: meanLumaBefore ?? Luma.mean(of: image))
     variant.method = method
     return variant
   }
