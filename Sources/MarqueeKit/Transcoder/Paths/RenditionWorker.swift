@@ -224,8 +224,7 @@ final class RenditionWorker: @unchecked Sendable {
             try graph.push(nil)
             try encodeScaled(graph, scaled, packet)
           }
-          _ = try encoder.send(nil)
-          try drain(packet)
+          try encode(nil, packet)
           quality = try meter?.finish()
         }
       } catch {
@@ -250,9 +249,15 @@ final class RenditionWorker: @unchecked Sendable {
       #endif
       frame.forcesKeyframe = planner.isIDR(frame: frame.pts ?? 0)
       try meter?.reference(frame)
-      _ = try encoder.send(frame)
-      try drain(packet)
+      try encode(frame, packet)
     }
+  }
+
+  /// Sends `frame` (nil: the end) to the encoder, writing out its packets
+  /// whenever it is full, until it takes it; then writes what it made.
+  private func encode(_ frame: Frame?, _ packet: Packet) throws {
+    while try encoder.send(frame) == .tryAgain { try drain(packet) }
+    try drain(packet)
   }
 
   private func drain(_ packet: Packet) throws {
