@@ -18,8 +18,7 @@ import Foundation
 /// Waiting hands a CPU permit back: both ends take a closure that wraps or
 /// precedes a blocking wait (`CPUBudget.waiting`, `CPUBudget.release`), run
 /// only when the call has to wait.
-// Safe: every stored property is read and written only with `condition`
-// locked, and values cross it as `sending` values, owned by one side at a time.
+// Safe: `values` and `closed` are used only with `condition` locked; values pass through as `sending`.
 final class HandOffQueue<Element>: @unchecked Sendable {
   /// Most values queued at once (at least 1); `push` waits beyond it.
   let capacity: Int

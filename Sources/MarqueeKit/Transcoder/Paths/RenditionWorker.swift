@@ -36,8 +36,7 @@ import Foundation
 /// between `start()` and `join()`; the creating thread sets them up before
 /// and finishes the muxers after. Items move through a `HandOffQueue` of
 /// 8 (`sending`: the producer cannot touch one again).
-// Safe: the worker's thread alone uses its state between `start()` and
-// `join()`; `failure` is written before the queue closes and read after.
+// Safe: only its thread uses its state from `start()` to `join()`; `failure` is set before `queue` closes.
 final class RenditionWorker: @unchecked Sendable {
   enum Item {
     /// The graph that scales `.source` pictures into this rendition; it
