@@ -57,14 +57,15 @@ public final class OutputContainer {
     avformat_free_context(context)
   }
 
-  /// Gives up an unfinished output: the file stays incomplete and its owner
-  /// discards it. Call on every error path that drops a container before
-  /// `finish()`, after whoever writes to it has stopped; nothing may be
-  /// written afterwards. Does nothing after `finish()` or a first `abandon()`.
+  /// Gives up an unfinished output: its owner discards what was written.
+  /// Call on every error path that drops a container before `finish()`,
+  /// after whoever writes to it has stopped; nothing may be written
+  /// afterwards. Does nothing after `finish()` or a first `abandon()`.
   ///
   /// Once the header is written, the trailer is still written, its errors
-  /// (and the handler's, `files`) ignored: a muxer freed without it keeps
-  /// what only the trailer frees (FFmpeg 5.1's `hls` muxer leaks the open
+  /// (and the handler's, `files`) ignored, so the files may look complete;
+  /// they are not to be used. A muxer freed without the trailer keeps what
+  /// only the trailer frees (FFmpeg 5.1's `hls` muxer leaks the open
   /// segment's dynamic buffer, a 1,344-byte `avio_open_dyn_buf` block,
   /// found by LeakSanitizer after a segment write failed).
   public func abandon() {
