@@ -103,16 +103,16 @@ public final class Decoder {
 
   /// Sends one packet, or `nil` to start draining (`avcodec_send_packet`).
   ///
-  /// - Returns: `.needsInput` when accepted, `.produced` when the decoder is
-  ///   full and frames must be received first (the packet was not taken),
-  ///   `.endOfStream` after draining began.
+  /// - Returns: `.accepted` when taken; `.tryAgain` when the decoder is
+  ///   full and frames must be received first (the packet was not taken:
+  ///   send it again after); `.endOfStream` after draining began.
   /// - Throws: `MediaIOError` for corrupt data or a decoder failure.
-  public func send(_ packet: Packet?) throws(MediaIOError) -> Step {
+  public func send(_ packet: Packet?) throws(MediaIOError) -> SendResult {
     let status = avcodec_send_packet(context, packet?.pointer)
-    if status == Status.again { return .produced }
+    if status == Status.again { return .tryAgain }
     if status == Status.eof { return .endOfStream }
     try check(status, "avcodec_send_packet", label)
-    return .needsInput
+    return .accepted
   }
 
   /// Receives the next decoded frame into `frame` (`avcodec_receive_frame`).

@@ -198,13 +198,20 @@ public final class Encoder {
     return nil
   }
 
-  /// Sends a frame (its PTS in `timeBase` ticks), or `nil` to drain.
-  public func send(_ frame: Frame?) throws(MediaIOError) -> Step {
+  /// Sends a frame (its PTS in `timeBase` ticks), or `nil` to say the input
+  /// ended so the encoder drains (`avcodec_send_frame`). A frame taken is
+  /// referenced by the encoder; the caller's `frame` stays its own.
+  ///
+  /// - Returns: `.accepted` when taken; `.tryAgain` when the encoder is
+  ///   full and did not take it (receive packets, then send it again);
+  ///   `.endOfStream` when the encoder was already told the input ended.
+  /// - Throws: `MediaIOError` when libx264 or `aac` refuses the frame.
+  public func send(_ frame: Frame?) throws(MediaIOError) -> SendResult {
     let status = avcodec_send_frame(context, frame?.pointer)
-    if status == Status.again { return .produced }
+    if status == Status.again { return .tryAgain }
     if status == Status.eof { return .endOfStream }
     try check(status, "avcodec_send_frame", label)
-    return .needsInput
+    return .accepted
   }
 
   /// Receives the next packet (timestamps in `timeBase` ticks).

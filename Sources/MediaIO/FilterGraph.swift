@@ -105,7 +105,10 @@ public final class FilterGraph {
 
   /// Pushes a frame into source `input`, or `nil` to signal its end
   /// (`av_buffersrc_add_frame_flags`). The frame's buffers are moved into
-  /// the graph; `frame` is left empty for reuse.
+  /// the graph; `frame` is left empty for reuse. Unlike `Encoder.send` it
+  /// returns nothing: the buffer source queues every frame it is given
+  /// (it has no `AVERROR(EAGAIN)`), so a frame is never "not taken"; any
+  /// refusal is an error.
   public func push(_ frame: Frame?, input: Int = 0) throws(MediaIOError) {
     try check(av_buffersrc_add_frame_flags(sources[input], frame?.pointer, 0), "av_buffersrc_add_frame", description)
   }

@@ -2,7 +2,19 @@ internal import CFFmpeg
 
 /// An owned `AVFrame`: one decoded picture or block of audio samples.
 ///
-/// Freed with `av_frame_free` in `deinit`; reused after `unref()`.
+/// Ownership, stated in the API:
+/// - A `Frame` is a slot its owner fills again and again: `Decoder.receive`
+///   and `FilterGraph.pull` drop what it held (`unref()`) and fill it, and
+///   `FilterGraph.push` moves its buffers into the graph. A frame is never
+///   kept past the next refill; a keeper takes `clone()`.
+/// - `clone()` returns a new frame holding a new reference to the same
+///   buffers (`av_frame_ref`, what `av_frame_clone` does), `sending`: it is
+///   in no one else's region, so it can be handed to another thread.
+/// - Not `Sendable`: a frame crosses threads only as a `sending` value
+///   (`HandOffQueue.push`), and the compiler rejects any use of it by the
+///   sender afterwards.
+///
+/// Freed with `av_frame_free` in `deinit`.
 public final class Frame {
   let pointer: UnsafeMutablePointer<AVFrame>
 
@@ -19,11 +31,18 @@ public final class Frame {
     av_frame_free(&f)
   }
 
+  /// Drops the buffers the frame references, leaving it empty for refilling.
   public func unref() { av_frame_unref(pointer) }
 
-  /// A new reference to the same buffers (`av_frame_ref`).
-  public func clone() throws(MediaIOError) -> Frame {
-    let copy = try Frame()
+  /// A new frame referencing the same buffers (`av_frame_ref`), owned by
+  /// the caller alone: the buffers are shared, read-only by convention
+  /// (libavfilter and libavcodec copy a buffer with other references before
+  /// writing, `av_frame_make_writable`); the fields (PTS, flags) are its own.
+  /// - Throws: `MediaIOError` when out of memory.
+  public func clone() throws(MediaIOError) -> sending Frame {
+    // New and referenced by nothing else: `av_frame_ref` only sees the raw
+    // pointers (which tie it to `self` for region checking) and keeps none.
+    nonisolated(unsafe) let copy = try Frame()
     try check(av_frame_ref(copy.pointer, pointer), "av_frame_ref", "")
     return copy
   }
@@ -96,6 +115,10 @@ public final class Frame {
     return try body(UnsafeBufferPointer(start: base, count: Int(lines) * rows), Int(lines))
   }
 }
+
+/// A frame is handed between threads only as a `sending` value (see `Frame`).
+@available(*, unavailable)
+extension Frame: Sendable {}
 
 extension Frame {
   /// The frame's transfer characteristic (`av_color_transfer_name`), e.g.

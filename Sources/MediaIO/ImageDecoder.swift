@@ -38,6 +38,9 @@ public enum ImageDecoder {
     let packet = try Packet()
     let frame = try Frame()
     var draining = false
+    // The decoder was full and did not take the last input (`packet`, or
+    // the end when draining): it is sent again when the decoder asks.
+    var refused = false
     while true {
       switch try decoder.receive(frame) {
       case .produced:
@@ -46,12 +49,16 @@ public enum ImageDecoder {
       case .endOfStream:
         throw .failure("avcodec_receive_frame", name, "no picture could be decoded")
       case .needsInput:
+        if refused {
+          refused = try decoder.send(draining ? nil : packet) == .tryAgain
+          continue
+        }
         if draining { throw .failure("avcodec_receive_frame", name, "no picture could be decoded") }
         if try input.read(into: packet) {
-          if packet.streamIndex == stream.index { _ = try decoder.send(packet) }
+          if packet.streamIndex == stream.index { refused = try decoder.send(packet) == .tryAgain }
         } else {
           draining = true
-          _ = try decoder.send(nil)
+          refused = try decoder.send(nil) == .tryAgain
         }
       }
     }

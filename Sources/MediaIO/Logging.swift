@@ -83,6 +83,7 @@ public enum MediaLog {
 /// Joins the pieces FFmpeg logs into lines (a line may come in several
 /// calls) and hands each complete line to the handler. Pieces are kept per
 /// logging thread, so threads logging at once do not mix their lines.
+// Safe: `handler` and `pending` are read and written only with `lock` held.
 final class MediaLogSink: @unchecked Sendable {
   static let shared = MediaLogSink()
 

@@ -119,7 +119,26 @@ func check(_ status: Int32, _ function: String, _ context: @autoclosure () -> St
   return status
 }
 
-/// The outcome of a send/receive step on a codec or filter graph.
+/// What a codec did with the input `send` offered it
+/// (`avcodec_send_frame`, `avcodec_send_packet`).
+///
+/// `AVERROR(EAGAIN)` and `AVERROR_EOF` are normal flow, not errors, so they
+/// are values here. Not discardable: `.tryAgain` means the input was *not*
+/// taken, and a caller that ignored it would lose a picture or a packet.
+public enum SendResult: Sendable, Equatable {
+  /// The codec took the input (status 0). The end-of-input marker (`nil`)
+  /// is accepted once; the codec then drains.
+  case accepted
+  /// The codec is full and did not take the input (`AVERROR(EAGAIN)`):
+  /// receive its output until `receive` answers `.needsInput`, then send
+  /// the same input again.
+  case tryAgain
+  /// The codec was already told the input ended (`AVERROR_EOF`); it takes
+  /// nothing more, and the input was not taken.
+  case endOfStream
+}
+
+/// The outcome of a receive or pull step on a codec or filter graph.
 ///
 /// `AVERROR(EAGAIN)` and `AVERROR_EOF` are normal flow, not errors, so they
 /// are values here (like GStreamer's `NEED_DATA` or NIO's `IOResult`).

@@ -3,14 +3,18 @@ import Foundation
 
 /// A libavformat muxer writing local files (`AVFormatContext` for output).
 ///
-/// Call `finish()` to write the trailer; without it the file is incomplete
-/// and the caller's staging folder is discarded. Freed in `deinit`.
+/// Every container ends one of two ways, said by its owner: `finish()`
+/// writes the trailer and completes the file; `abandon()` gives it up (the
+/// item failed and its staging folder is discarded). Debug builds assert in
+/// `deinit` that one of them ran, so an error path that forgets its
+/// containers is caught in the tests. Freed in `deinit`.
 public final class OutputContainer {
   let context: UnsafeMutablePointer<AVFormatContext>
   private var streamTimeBases: [Rational] = []
   private var sourceTimeBases: [Rational] = []
   private var headerWritten = false
   private var finished = false
+  private var abandoned = false
   private let ownsIO: Bool
   /// Path of the main output file (the MP4, or the HLS media playlist).
   public let path: String
@@ -48,14 +52,26 @@ public final class OutputContainer {
   }
 
   deinit {
-    // A muxer freed without its trailer keeps what only the trailer frees:
-    // FFmpeg 5.1's `hls` muxer leaks the open segment's dynamic buffer (a
-    // 1,344-byte `avio_open_dyn_buf` block, found by LeakSanitizer after a
-    // segment write failed). An output freed unfinished is being discarded
-    // (the item failed), so the trailer's own errors do not matter.
-    if headerWritten && !finished { _ = av_write_trailer(context) }
+    assert(finished || abandoned, "OutputContainer \(path) freed without finish() or abandon()")
     if ownsIO && context.pointee.pb != nil { avio_closep(&context.pointee.pb) }
     avformat_free_context(context)
+  }
+
+  /// Gives up an unfinished output: its owner discards what was written.
+  /// Call on every error path that drops a container before `finish()`,
+  /// after whoever writes to it has stopped; nothing may be written
+  /// afterwards. Does nothing after `finish()` or a first `abandon()`.
+  ///
+  /// Once the header is written, the trailer is still written, its errors
+  /// (and the handler's, `files`) ignored, so the files may look complete;
+  /// they are not to be used. A muxer freed without the trailer keeps what
+  /// only the trailer frees (FFmpeg 5.1's `hls` muxer leaks the open
+  /// segment's dynamic buffer, a 1,344-byte `avio_open_dyn_buf` block,
+  /// found by LeakSanitizer after a segment write failed).
+  public func abandon() {
+    guard !finished, !abandoned else { return }
+    abandoned = true
+    if headerWritten { _ = av_write_trailer(context) }
   }
 
   /// Adds a stream carrying `encoder`'s packets and returns its index.
@@ -97,7 +113,9 @@ public final class OutputContainer {
 
   /// Writes a packet from an encoder to stream `stream`
   /// (`av_interleaved_write_frame`). The packet's timestamps are in the
-  /// encoder's time base; they are rescaled here. The packet is consumed.
+  /// encoder's time base; they are rescaled here. The payload moves into the
+  /// muxer and `packet` is left empty, for refilling (a caller writing one
+  /// packet to two muxers writes a `clone()` to the first).
   public func write(_ packet: Packet, stream: Int) throws(MediaIOError) {
     packet.streamIndex = stream
     packet.rescaleTimestamps(from: sourceTimeBases[stream], to: streamTimeBases[stream])
@@ -108,9 +126,15 @@ public final class OutputContainer {
 
   /// Flushes interleaving queues and writes the trailer (`av_write_trailer`);
   /// for MP4 with `movflags=+faststart` this moves `moov` before `mdat`.
+  ///
+  /// Also ends a container whose header was never written (nothing to
+  /// complete). Does nothing after `abandon()` or a first `finish()`.
+  /// - Throws: `MediaIOError` when the trailer cannot be written, or what
+  ///   `files`' handler threw; the container then counts as finished.
   public func finish() throws(MediaIOError) {
-    guard headerWritten, !finished else { return }
+    guard !finished, !abandoned else { return }
     finished = true
+    guard headerWritten else { return }
     let status = av_write_trailer(context)
     try checkFiles("av_write_trailer")
     try check(status, "av_write_trailer", path, writing: true)

@@ -2,8 +2,18 @@ internal import CFFmpeg
 
 /// An owned `AVPacket`: one compressed frame (or audio access unit).
 ///
-/// Freed with `av_packet_free` in `deinit`. Reused across reads after
-/// `unref()`. Not `Sendable`: a packet lives on the task that reads it.
+/// Ownership, stated in the API (as for `Frame`):
+/// - A `Packet` is a slot its owner fills again and again:
+///   `InputContainer.read(into:)` and `Encoder.receive` drop what it held
+///   and fill it; `OutputContainer.write` moves its payload into the muxer
+///   and leaves it empty.
+/// - `clone()` returns a new packet referencing the same payload
+///   (`av_packet_ref`), `sending`: the caller's alone, so it can be handed
+///   to another thread or to a second muxer.
+/// - Not `Sendable`: a packet crosses threads only as a `sending` value
+///   (`HandOffQueue.push`), never to be used by the sender again.
+///
+/// Freed with `av_packet_free` in `deinit`.
 public final class Packet {
   let pointer: UnsafeMutablePointer<AVPacket>
 
@@ -67,14 +77,22 @@ public final class Packet {
     pointer.pointee.time_base = to.av
   }
 
-  /// A new reference to the same payload (`av_packet_ref`), for handing one
-  /// encoded packet to several muxers.
-  public func clone() throws(MediaIOError) -> Packet {
-    let copy = try Packet()
+  /// A new packet referencing the same payload (`av_packet_ref`), owned by
+  /// the caller alone: for handing one encoded packet to several muxers or
+  /// threads.
+  /// - Throws: `MediaIOError` when out of memory.
+  public func clone() throws(MediaIOError) -> sending Packet {
+    // New and referenced by nothing else: `av_packet_ref` only sees the raw
+    // pointers (which tie it to `self` for region checking) and keeps none.
+    nonisolated(unsafe) let copy = try Packet()
     try check(av_packet_ref(copy.pointer, pointer), "av_packet_ref", "")
     return copy
   }
 }
+
+/// A packet is handed between threads only as a `sending` value (see `Packet`).
+@available(*, unavailable)
+extension Packet: Sendable {}
 
 // MARK: - Encoder statistics
 

@@ -23,7 +23,7 @@ import Glibc
 /// Immutable after opening; `pread(2)` keeps no shared offset, so one
 /// instance may be read from several threads. The descriptor is closed in
 /// `deinit`.
-public final class ReadableFile: @unchecked Sendable {
+public final class ReadableFile: Sendable {
   /// The open descriptor (`O_RDONLY | O_CLOEXEC`).
   let descriptor: Int32
   /// The last path component, for messages.

@@ -52,34 +52,47 @@ public enum SyntheticMedia {
         inputs: [], outputs: [.audioSink(frameSize: a.frameSize)])
     }
     let mux = try OutputContainer(path: path, format: "mp4")
+    do {
+      try write(graph: graph, video: video, audioGraph: audioGraph, audio: audio, rotation: clip.rotation, to: mux)
+    } catch {
+      mux.abandon()
+      throw error
+    }
+  }
+
+  /// Encodes the pictures of `graph` (and the sound of `audioGraph`) into
+  /// `mux` and finishes it.
+  private static func write(graph: FilterGraph, video: Encoder, audioGraph: FilterGraph?, audio: Encoder?,
+                            rotation: Int, to mux: OutputContainer) throws(MediaIOError) {
     _ = try mux.addStream(from: video)
     if let a = audio { _ = try mux.addStream(from: a) }
-    if clip.rotation != 0 { try mux.setDisplayRotation(stream: 0, clockwiseDegrees: clip.rotation) }
+    if rotation != 0 { try mux.setDisplayRotation(stream: 0, clockwiseDegrees: rotation) }
     try mux.writeHeader(options: [("movflags", "+faststart")])
     let frame = try Frame()
     let packet = try Packet()
     func drain(_ enc: Encoder, _ stream: Int) throws(MediaIOError) {
       while try enc.receive(packet) == .produced { try mux.write(packet, stream: stream) }
     }
+    /// Sends `frame` (nil: the end), draining while the encoder is full.
+    func encode(_ enc: Encoder, _ frame: Frame?, _ stream: Int) throws(MediaIOError) {
+      while try enc.send(frame) == .tryAgain { try drain(enc, stream) }
+      try drain(enc, stream)
+    }
     while try graph.pull(frame) == .produced {
       let tb = graph.timeBase()
       if let pts = frame.pts { frame.pts = Rational.rescale(pts, from: tb, to: video.timeBase) }
       frame.forcesKeyframe = false  // lavfi sources mark every picture as I
-      _ = try video.send(frame)
-      try drain(video, 0)
+      try encode(video, frame, 0)
     }
-    _ = try video.send(nil)
-    try drain(video, 0)
+    try encode(video, nil, 0)
     if let g = audioGraph, let a = audio {
       var samples: Int64 = 0
       while try g.pull(frame) == .produced {
         frame.pts = samples
         samples += Int64(frame.sampleCount)
-        _ = try a.send(frame)
-        try drain(a, 1)
+        try encode(a, frame, 1)
       }
-      _ = try a.send(nil)
-      try drain(a, 1)
+      try encode(a, nil, 1)
     }
     try mux.finish()
   }

@@ -8,7 +8,7 @@ import Darwin
 
 /// Writes text to stdout and stderr with `write(2)`, serialised, never
 /// trapping on a closed pipe (SIGPIPE is ignored; the write just fails).
-final class Console: @unchecked Sendable {
+final class Console: Sendable {
   static let shared = Console()
 
   private let lock = NSLock()

@@ -12,6 +12,7 @@ import MarqueeKit
 ///
 /// `--quiet` keeps warnings and errors only; `--verbose` adds debug events
 /// and, under the summary, each failed item's error in detail.
+// Safe: `active` and `liveLineCount` are used only with `lock` held; `idWidth` is set before any event.
 final class Reporter: @unchecked Sendable {
   enum Mode { case live, plain, json }
 

@@ -28,6 +28,7 @@ public enum TreeSnapshot {
 /// A `marquee` run whose stdout lines can be awaited while it runs: for
 /// killing a run at a given event, or starting a second one while the
 /// first holds the lock.
+// Safe: the lines and stderr text are read and written only with `condition` locked.
 public final class LiveProcess: @unchecked Sendable {
   private let process = Process()
   private let condition = NSCondition()

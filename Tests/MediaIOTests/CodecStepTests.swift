@@ -3,9 +3,9 @@ import MediaIO
 import Testing
 
 /// What `Encoder` and `Decoder` return for FFmpeg's send/receive statuses
-/// (`Step`). Today's mapping, which the callers rely on:
+/// (`SendResult`, `Step`). The mapping the callers rely on:
 ///
-/// - `send` → `.needsInput` when the input was taken; `.produced` when it
+/// - `send` → `.accepted` when the input was taken; `.tryAgain` when it
 ///   was *not* taken (`AVERROR(EAGAIN)`: receive first, then send it
 ///   again); `.endOfStream` once draining has begun (`AVERROR_EOF`);
 /// - `receive` → `.produced` with an output, `.needsInput` when more input
@@ -44,13 +44,13 @@ struct CodecStepTests {
     while try graph.pull(frame) == .produced {
       if let pts = frame.pts { frame.pts = Rational.rescale(pts, from: graph.timeBase(), to: encoder.timeBase) }
       frame.forcesKeyframe = false
-      while try encoder.send(frame) == .produced {
+      while try encoder.send(frame) == .tryAgain {
         notTaken += 1
         try #require(try encoder.receive(packet) == .produced, "not taken, yet nothing to receive")
         packets.append(try packet.clone())
       }
     }
-    while try encoder.send(nil) == .produced {
+    while try encoder.send(nil) == .tryAgain {
       try #require(try encoder.receive(packet) == .produced)
       packets.append(try packet.clone())
     }
@@ -63,7 +63,7 @@ struct CodecStepTests {
     return (packets, notTaken, encoder)
   }
 
-  @Test("encoder: a picture not taken is .produced (receive first); every picture comes out once; drained is .endOfStream")
+  @Test("encoder: a picture not taken is .tryAgain (receive first); every picture comes out once; drained is .endOfStream")
   func encoderSteps() throws {
     let (packets, notTaken, encoder) = try Self.encodeLazily()
     #expect(notTaken > 0, "libavcodec never refused a picture: the not-taken path is untested")
@@ -83,7 +83,7 @@ struct CodecStepTests {
     var pts: [Int64] = []
     #expect(try decoder.receive(frame) == .needsInput, "a picture before any packet")
     for packet in packets {
-      while try decoder.send(packet) == .produced {
+      while try decoder.send(packet) == .tryAgain {
         notTaken += 1
         try #require(try decoder.receive(frame) == .produced, "not taken, yet nothing to receive")
         pts.append(frame.bestEffortTimestamp ?? -1)
@@ -94,7 +94,7 @@ struct CodecStepTests {
     // 30 with libavcodec 59.37), so the drain goes in only once `receive`
     // asks for input.
     while try decoder.receive(frame) == .produced { pts.append(frame.bestEffortTimestamp ?? -1) }
-    #expect(try decoder.send(nil) == .needsInput, "the drain was not taken")
+    #expect(try decoder.send(nil) == .accepted, "the drain was not taken")
     while true {
       let step = try decoder.receive(frame)
       if step == .endOfStream { break }

@@ -111,24 +111,31 @@ struct MuxerFilesTests {
   static func mux(into dir: URL, files: MuxerFiles) throws(MediaIOError) {
     let (encoder, graph) = try CodecStepTests.encoderAndSource(pictures: 50)
     let mux = try OutputContainer(path: dir.appendingPathComponent("index.m3u8").path, format: "hls", files: files)
-    _ = try mux.addStream(from: encoder)
-    try mux.writeHeader(options: [
-      ("hls_time", "1"), ("hls_playlist_type", "vod"), ("hls_list_size", "0"), ("hls_segment_type", "fmp4"),
-      ("hls_fmp4_init_filename", "init.mp4"),
-      ("hls_segment_filename", dir.appendingPathComponent("segment_%05d.m4s").path),
-    ])
-    let frame = try Frame(), packet = try Packet()
-    func drain() throws(MediaIOError) {
-      while try encoder.receive(packet) == .produced { try mux.write(packet, stream: 0) }
+    do {
+      _ = try mux.addStream(from: encoder)
+      try mux.writeHeader(options: [
+        ("hls_time", "1"), ("hls_playlist_type", "vod"), ("hls_list_size", "0"), ("hls_segment_type", "fmp4"),
+        ("hls_fmp4_init_filename", "init.mp4"),
+        ("hls_segment_filename", dir.appendingPathComponent("segment_%05d.m4s").path),
+      ])
+      let frame = try Frame(), packet = try Packet()
+      func drain() throws(MediaIOError) {
+        while try encoder.receive(packet) == .produced { try mux.write(packet, stream: 0) }
+      }
+      func encode(_ frame: Frame?) throws(MediaIOError) {
+        while try encoder.send(frame) == .tryAgain { try drain() }
+        try drain()
+      }
+      while try graph.pull(frame) == .produced {
+        if let pts = frame.pts { frame.pts = Rational.rescale(pts, from: graph.timeBase(), to: encoder.timeBase) }
+        frame.forcesKeyframe = false
+        try encode(frame)
+      }
+      try encode(nil)
+      try mux.finish()
+    } catch {
+      mux.abandon()
+      throw error
     }
-    while try graph.pull(frame) == .produced {
-      if let pts = frame.pts { frame.pts = Rational.rescale(pts, from: graph.timeBase(), to: encoder.timeBase) }
-      frame.forcesKeyframe = false
-      _ = try encoder.send(frame)
-      try drain()
-    }
-    _ = try encoder.send(nil)
-    try drain()
-    try mux.finish()
   }
 }

@@ -242,6 +242,7 @@ struct LogsTests {
   }
 
   /// What a `MediaLog` handler received.
+  // Safe: `stored` is read and written only with `lock` held.
   final class Received: @unchecked Sendable {
     private let lock = NSLock()
     private var stored: [MediaLog.Message] = []

@@ -28,7 +28,7 @@ import Foundation
 /// encoded again alone, whose two slice threads
 /// (`EncoderEffort.correctionThreads`) its worker holds two permits for
 /// (`acquire(_:)`), or the one a one-permit budget has.
-public final class CPUBudget: @unchecked Sendable {
+public final class CPUBudget: Sendable {
   /// Permits in all; nil for no limit (every acquire succeeds at once).
   public let permits: Int?
   private let semaphore: DispatchSemaphore?

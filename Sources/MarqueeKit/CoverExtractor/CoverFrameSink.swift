@@ -8,6 +8,7 @@
 /// worker thread, `choice()` on the item's thread after the transcoder has
 /// joined that worker: the join's lock orders the two, which is what the
 /// `@unchecked Sendable` stands for (one thread at a time, never two).
+// Safe: one thread at a time: rendition 0's worker until it is joined, then the item's thread.
 public final class CoverFrameSink: PictureSink, @unchecked Sendable {
   private var selector: CoverSelector<Frame>
   /// Runs of damaged pictures seen, for the warning when a pinned time

@@ -4,6 +4,7 @@ import Foundation
 /// transcoder reports the seconds it has handed to the encoders and the
 /// source's duration from the container it opened (`TranscodeProgress`,
 /// after every picture), and the fraction is one over the other.
+// Safe: `items` is read and written only with `lock` held.
 final class ProgressMonitor: @unchecked Sendable {
   struct Item {
     /// Source duration in seconds (container duration); 0 until known.

@@ -98,18 +98,3 @@ final class BundleLock {
     descriptor = -1
   }
 }
-
-/// Runs blocking work (encoding, hashing, waiting on a lock) on its own
-/// thread, so Swift's cooperative pool stays free for progress reporting.
-enum Worker {
-  static func run<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-    await withCheckedContinuation { continuation in
-      let thread = Thread {
-        continuation.resume(returning: body())
-      }
-      thread.stackSize = 16 << 20
-      thread.name = "marquee.item"
-      thread.start()
-    }
-  }
-}

@@ -242,10 +242,27 @@ public struct Transcoder {
     let outputs = try TranscodeOutputs(plan: plan, request: request, gopLength: planners[0].gopLength,
                                        audioChannels: source.audio.map { _ in source.audioChannels }, writesMP4: writesMP4,
                                        topCRF: topCRF)
-    let fanOut = try RenditionFanOut(outputs: outputs, plan: plan, planners: planners, budget: request.budget,
-                                     sink: request.pictureSink, frameDuration: 1 / plan.frameRate.doubleValue,
-                                     measuresTop: request.measuresTopQuality)
-    fanOut.start()
+    var started: RenditionFanOut? = nil
+    do {
+      let fanOut = try RenditionFanOut(outputs: outputs, plan: plan, planners: planners, budget: request.budget,
+                                       sink: request.pictureSink, frameDuration: 1 / plan.frameRate.doubleValue,
+                                       measuresTop: request.measuresTopQuality)
+      started = fanOut
+      fanOut.start()
+      return try transcode(request, source: source, plan: plan, outputs: outputs, fanOut: fanOut)
+    } catch {
+      // Every worker has stopped writing before its muxers are given up;
+      // the unfinished outputs are dropped with the item's folder.
+      started?.stop()
+      outputs.abandon()
+      throw error
+    }
+  }
+
+  /// The reading, the two paths and the end of a transcode whose outputs
+  /// are open and whose rendition workers run.
+  private func transcode(_ request: TranscodeRequest, source: SourceStreams, plan: VideoPlan,
+                         outputs: TranscodeOutputs, fanOut: RenditionFanOut) throws -> TranscodeResult {
     var audio: AudioPath? = nil
     if let decoder = source.audioDecoder, let encoder = outputs.audioEncoder {
       audio = try AudioPath(decoder: decoder, encoder: encoder, channels: source.audioChannels, fanOut: fanOut)
@@ -254,8 +271,7 @@ public struct Transcoder {
                               audio: audio, sourceDuration: source.input.duration, progress: request.progress)
     let read = try SourceReader(source: source, video: video, audio: audio, allowsDamage: request.allowsDamagedSource)
       .run(limits: request.limits, frameRate: plan.frameRate)
-    // A damaged or truncated source fails here unless the job allows it;
-    // the unfinished outputs are dropped with the item's folder.
+    // A damaged or truncated source fails here unless the job allows it.
     if !request.allowsDamagedSource, let reason = read.health.failureReason {
       throw MarqueeError(.damagedSource, reason)
     }

@@ -64,6 +64,9 @@ enum StreamProbe {
     let frame = try Frame()
     var firstPacketIsKey: Bool? = nil
     var draining = false
+    // The decoder was full and did not take the last input (`packet`, or
+    // the end when draining): it is sent again when the decoder asks.
+    var refused = false
     while true {
       switch try decoder.receive(frame) {
       case .produced:
@@ -71,14 +74,18 @@ enum StreamProbe {
       case .endOfStream:
         throw MarqueeError.probe("no picture decodes")
       case .needsInput:
+        if refused {
+          refused = try decoder.send(draining ? nil : packet) == .tryAgain
+          continue
+        }
         if draining { throw MarqueeError.probe("no picture decodes") }
         if try input.read(into: packet) {
           guard packet.streamIndex == video.index else { continue }
           if firstPacketIsKey == nil { firstPacketIsKey = packet.isKeyframe }
-          _ = try decoder.send(packet)
+          refused = try decoder.send(packet) == .tryAgain
         } else {
           draining = true
-          _ = try decoder.send(nil)
+          refused = try decoder.send(nil) == .tryAgain
         }
       }
     }
@@ -165,11 +172,16 @@ enum StreamProbe {
       }
     }
     func send(_ decoder: Decoder, _ pkt: Packet?, isVideo: Bool) throws {
-      do { _ = try decoder.send(pkt) } catch {
-        throw MarqueeError.probe(isVideo ? "picture \(count.pictures + 1) does not decode: \(error.reason)"
-                                 : "audio frame \(count.audioFrames + 1) does not decode: \(error.reason)")
+      while true {
+        let result: SendResult
+        do { result = try decoder.send(pkt) } catch {
+          throw MarqueeError.probe(isVideo ? "picture \(count.pictures + 1) does not decode: \(error.reason)"
+                                   : "audio frame \(count.audioFrames + 1) does not decode: \(error.reason)")
+        }
+        try drain(decoder, isVideo: isVideo)
+        // Full: what it had is received now, so it takes the packet.
+        guard result == .tryAgain else { return }
       }
-      try drain(decoder, isVideo: isVideo)
     }
     while try input.read(into: packet) {
       if packet.streamIndex == video.index {

@@ -54,6 +54,9 @@ enum FFmpegImageFrames {
     let frame = try Frame()
     var produced = 0
     var draining = false
+    // The decoder was full and did not take the last input (`packet`, or
+    // the end when draining): it is sent again when the decoder asks.
+    var refused = false
     while true {
       switch try decoder.receive(frame) {
       case .produced:
@@ -63,6 +66,10 @@ enum FFmpegImageFrames {
         if produced == 0 { throw .failure("avcodec_receive_frame", name, "no picture could be decoded") }
         return produced
       case .needsInput:
+        if refused {
+          refused = try decoder.send(draining ? nil : packet) == .tryAgain
+          continue
+        }
         if draining {
           if produced == 0 { throw .failure("avcodec_receive_frame", name, "no picture could be decoded") }
           return produced
@@ -77,16 +84,18 @@ enum FFmpegImageFrames {
         if more {
           if packet.streamIndex == stream.index {
             do {
-              _ = try decoder.send(packet)
+              refused = try decoder.send(packet) == .tryAgain
             } catch {
               if produced == 0 { throw .failure("avcodec_send_packet", name, "the picture data is corrupt: \(error.reason)") }
               draining = true
-              _ = try? decoder.send(nil)
+              // What decoded before the damage is kept; a failed end is
+              // taken as the end.
+              refused = (try? decoder.send(nil)) == .tryAgain
             }
           }
         } else {
           draining = true
-          _ = try decoder.send(nil)
+          refused = try decoder.send(nil) == .tryAgain
         }
       }
     }

@@ -7,6 +7,7 @@ import Testing
 /// for another thread hands its permit over instead of deadlocking.
 @Suite struct CPUBudgetTests {
   /// Counts the threads inside a section and the most seen at once.
+  // Safe: `inside` and `peak` are written only with `lock` held; `peak` is read after the threads end.
   final class Occupancy: @unchecked Sendable {
     private let lock = NSLock()
     private var inside = 0

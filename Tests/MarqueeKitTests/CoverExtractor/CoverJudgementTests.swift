@@ -11,6 +11,7 @@ import Testing
 @Suite("Covers, posters and dark variants as a viewer sees them", .serialized)
 struct CoverJudgementTests {
   /// The fixture with every input built once, shared by the tests below.
+  // Safe: every property is a `let` set in init; read-only afterwards.
   final class Built: @unchecked Sendable {
     let fixture: BatchFixture
     let build: ProcessResult

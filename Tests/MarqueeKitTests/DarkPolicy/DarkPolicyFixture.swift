@@ -115,6 +115,7 @@ enum PictureOracle {
 /// | `plain` | image, `light.png` | (generated) |
 ///
 /// Image widths 240 and 480.
+// Safe: every property is a `let` set in init; read-only afterwards.
 final class DarkPolicyBundle: @unchecked Sendable {
   let fixture: BatchFixture
   let build: ProcessResult

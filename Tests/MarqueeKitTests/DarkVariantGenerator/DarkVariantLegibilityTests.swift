@@ -272,7 +272,8 @@ struct DarkVariantLegibilityTests {
 
   /// Builds every generated banner, an animated GIF with a caption bar and
   /// a 4 s promo clip of dark text on white, once for the suite.
-  private final class Built: @unchecked Sendable {  // written once in init, read-only after
+  // Safe: written once in init, read-only after.
+  private final class Built: @unchecked Sendable {
     let fixture: BatchFixture
     let bundle: URL
     let items: [String: [String: Any]]

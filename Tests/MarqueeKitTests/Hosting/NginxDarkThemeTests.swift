@@ -110,6 +110,7 @@ struct NginxTestError: Error, CustomStringConvertible {
 /// One nginx master process serving `bundle` under `/small/` (an `alias`
 /// location, like a CDN origin serving several bundles), with all its
 /// state (config, pid, logs, temp folders) in `root`.
+// Safe: configured, started and stopped by one serialized suite, one test at a time.
 final class NginxServer: @unchecked Sendable {
   let binary: String
   let root: URL

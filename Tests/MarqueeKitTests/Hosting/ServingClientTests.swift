@@ -144,6 +144,7 @@ struct ServingClientTests {
 /// A SmallBundle served by nginx through the printed `marquee
 /// nginx-config` (under `/small/`), the preview folder beside it under
 /// `/small.preview/` and the harness page under `/test/`.
+// Safe: immutable after init; its server is started and stopped by one serialized suite.
 final class ServedBundle: @unchecked Sendable {
   let root: URL
   let bundle: URL

@@ -178,6 +178,7 @@ struct SlurmTests {
 /// munged, slurmctld and slurmd in the foreground, children of the test,
 /// configured for this host on free loopback ports, every path in
 /// `folder`; clients reach it through `SLURM_CONF`.
+// Safe: started, used and stopped by one serialized suite, one test at a time.
 final class SlurmCluster: @unchecked Sendable {
   let folder: URL
   private var daemons: [(name: String, process: Process)] = []

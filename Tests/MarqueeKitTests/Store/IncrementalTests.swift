@@ -229,6 +229,7 @@ struct IncrementalTests {
 }
 
 /// Collects events from any thread.
+// Safe: `events` is read and written only with `lock` held.
 final class EventLog: @unchecked Sendable {
   private let lock = NSLock()
   private var events: [BuildEvent] = []

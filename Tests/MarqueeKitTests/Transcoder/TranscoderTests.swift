@@ -501,6 +501,7 @@ struct TranscoderTests {
 }
 
 /// Progress reports collected from the transcoding thread.
+// Safe: `seconds` and `durations` are read and written only with `lock` held.
 final class ProgressLog: @unchecked Sendable {
   private let lock = NSLock()
   private var seconds: [Double] = []

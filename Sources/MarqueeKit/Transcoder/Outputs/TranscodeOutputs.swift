@@ -8,7 +8,8 @@ import Foundation
 ///
 /// Made on the item's thread; from `RenditionFanOut.start()` until `join()`
 /// each rendition's encoder and muxers belong to its worker thread, then
-/// `finish()` writes the trailers back on the item's thread.
+/// `finish()` writes the trailers back on the item's thread, or, when the
+/// transcode fails, `abandon()` gives every muxer up.
 final class TranscodeOutputs {
   /// The MP4's file name in the item folder.
   static let mp4Name = "video.mp4"
@@ -64,43 +65,63 @@ final class TranscodeOutputs {
     var hls: [OutputContainer] = []
     var recorders: [SegmentRecorder] = []
     var descriptions: [RenditionDescription] = []
-    for (i, r) in plan.renditions.enumerated() {
-      let dir = request.outputDirectory.appendingPathComponent(r.name)
-      let recorder = SegmentRecorder(playlistPath: dir.appendingPathComponent(Self.playlistName).path,
-                                     initName: Self.initName)
-      hls.append(try Self.hlsMuxer(in: dir, video: videoEncoders[i], audio: audioEncoder, recorder: recorder))
-      recorders.append(recorder)
-      descriptions.append(try Self.describe(r, encoder: videoEncoders[i], hasAudio: audioEncoder != nil))
+    var mp4: OutputContainer? = nil
+    do {
+      for (i, r) in plan.renditions.enumerated() {
+        let dir = request.outputDirectory.appendingPathComponent(r.name)
+        let recorder = SegmentRecorder(playlistPath: dir.appendingPathComponent(Self.playlistName).path,
+                                       initName: Self.initName)
+        hls.append(try Self.hlsMuxer(in: dir, video: videoEncoders[i], audio: audioEncoder, recorder: recorder))
+        recorders.append(recorder)
+        descriptions.append(try Self.describe(r, encoder: videoEncoders[i], hasAudio: audioEncoder != nil))
+      }
+      if writesMP4 {
+        let m = try OutputContainer(path: request.outputDirectory.appendingPathComponent(Self.mp4Name).path, format: "mp4")
+        mp4 = m
+        _ = try m.addStream(from: videoEncoders[plan.mp4Rendition])
+        if let a = audioEncoder { _ = try m.addStream(from: a) }
+        try m.writeHeader(options: OutputContainer.startAtZeroOptions(fragmented: false))
+      }
+    } catch {
+      for m in hls { m.abandon() }
+      mp4?.abandon()
+      throw error
     }
     self.hls = hls
     self.recorders = recorders
     self.descriptions = descriptions
-    if writesMP4 {
-      let mp4 = try OutputContainer(path: request.outputDirectory.appendingPathComponent(Self.mp4Name).path, format: "mp4")
-      _ = try mp4.addStream(from: videoEncoders[plan.mp4Rendition])
-      if let a = audioEncoder { _ = try mp4.addStream(from: a) }
-      try mp4.writeHeader(options: OutputContainer.startAtZeroOptions(fragmented: false))
-      self.mp4 = mp4
-    } else {
-      mp4 = nil
-    }
+    self.mp4 = mp4
   }
 
   /// Writes every muxer's trailer (the MP4's `moov`, moved to the front).
   ///
   /// - Returns: each rendition as written, with its segments.
   /// - Throws: `MediaIOError` when a trailer cannot be written, or what a
-  ///   rendition's `SegmentRecorder` found wrong (`MarqueeError`).
+  ///   rendition's `SegmentRecorder` found wrong (`MarqueeError`); the
+  ///   muxers not finished yet are then abandoned.
   func finish() throws -> [RenditionOutput] {
-    for m in hls {
-      // A recorder's own error says more than the muxer's status.
-      do { try m.finish() } catch { throw m.files?.failure ?? error }
+    do {
+      for m in hls {
+        // A recorder's own error says more than the muxer's status.
+        do { try m.finish() } catch { throw m.files?.failure ?? error }
+      }
+      try mp4?.finish()
+    } catch {
+      abandon()
+      throw error
     }
-    try mp4?.finish()
     return try zip(descriptions, recorders).map { d, recorder in
       RenditionOutput(plan: d.plan, playlistPath: "\(d.plan.name)/\(Self.playlistName)", codecs: d.codecs,
                       profile: d.profile, level: d.level, segments: try recorder.segments())
     }
+  }
+
+  /// Gives up every muxer not finished (`OutputContainer.abandon()`): the
+  /// transcode failed and its files are discarded with the item's folder.
+  /// Call once no worker writes to them (after `RenditionFanOut.stop()`).
+  func abandon() {
+    for m in hls { m.abandon() }
+    mp4?.abandon()
   }
 
   /// The media playlist's and init section's file names in a rendition's folder.
@@ -117,17 +138,22 @@ final class TranscodeOutputs {
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
     let files = MuxerFiles { try recorder.take(&$0) }
     let mux = try OutputContainer(path: dir.appendingPathComponent(playlistName).path, format: "hls", files: files)
-    _ = try mux.addStream(from: video)
-    if let a = audio { _ = try mux.addStream(from: a) }
-    try mux.writeHeader(options: [
-      ("hls_time", "0.001"),
-      ("hls_playlist_type", "vod"),
-      ("hls_list_size", "0"),
-      ("hls_segment_type", "fmp4"),
-      ("hls_fmp4_init_filename", initName),
-      ("hls_segment_filename", dir.appendingPathComponent("segment_%05d.m4s").path),
-      ("hls_flags", "independent_segments"),
-    ] + OutputContainer.startAtZeroOptions(fragmented: true))
+    do {
+      _ = try mux.addStream(from: video)
+      if let a = audio { _ = try mux.addStream(from: a) }
+      try mux.writeHeader(options: [
+        ("hls_time", "0.001"),
+        ("hls_playlist_type", "vod"),
+        ("hls_list_size", "0"),
+        ("hls_segment_type", "fmp4"),
+        ("hls_fmp4_init_filename", initName),
+        ("hls_segment_filename", dir.appendingPathComponent("segment_%05d.m4s").path),
+        ("hls_flags", "independent_segments"),
+      ] + OutputContainer.startAtZeroOptions(fragmented: true))
+    } catch {
+      mux.abandon()
+      throw error
+    }
     return mux
   }
 

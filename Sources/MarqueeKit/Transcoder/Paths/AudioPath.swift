@@ -69,8 +69,7 @@ final class AudioPath {
       try pull()
     }
     try release(final: true)
-    _ = try encoder.send(nil)
-    try drainEncoder()
+    try encode(nil)
   }
 
   private func pull() throws {
@@ -104,9 +103,15 @@ final class AudioPath {
         f.truncateSamples(to: Int(limit - start))
       }
       pending.removeFirst()
-      _ = try encoder.send(f)
-      try drainEncoder()
+      try encode(f)
     }
+  }
+
+  /// Sends `frame` (nil: the end) to the encoder, handing on its packets
+  /// whenever it is full, until it takes it; then hands on what it made.
+  private func encode(_ frame: Frame?) throws {
+    while try encoder.send(frame) == .tryAgain { try drainEncoder() }
+    try drainEncoder()
   }
 
   private func drainEncoder() throws {

@@ -49,8 +49,14 @@ final class RenditionFanOut {
     }
   }
 
-  deinit {
+  deinit { stop() }
+
+  /// On an error path: tells every worker to finish and waits for them
+  /// all, their errors ignored, so none writes to a muxer afterwards
+  /// (`TranscodeOutputs.abandon()` follows). Does nothing after `finish()`.
+  func stop() {
     guard !joined else { return }
+    joined = true
     for w in workers { try? w.push(.finish) }
     for w in workers { try? w.join() }
   }

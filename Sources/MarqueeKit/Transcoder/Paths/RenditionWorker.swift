@@ -34,9 +34,9 @@ import Foundation
 ///
 /// Ownership: the encoder and muxers are used only by this worker's thread
 /// between `start()` and `join()`; the creating thread sets them up before
-/// and finishes the muxers after. Items move into the queue and are never
-/// touched by the producer again. That hand-off is what the
-/// `@unchecked Sendable` stands for; the queue's lock orders every access.
+/// and finishes the muxers after. Items move through a `HandOffQueue` of
+/// 8 (`sending`: the producer cannot touch one again).
+// Safe: only its thread uses its state from `start()` to `join()`; `failure` is set before `queue` closes.
 final class RenditionWorker: @unchecked Sendable {
   enum Item {
     /// The graph that scales `.source` pictures into this rendition; it
@@ -49,6 +49,11 @@ final class RenditionWorker: @unchecked Sendable {
     case audio(Packet)
     /// End of input: drain the encoder and stop.
     case finish
+
+    var isFinish: Bool {
+      if case .finish = self { return true }
+      return false
+    }
   }
 
   private let encoder: Encoder
@@ -71,12 +76,13 @@ final class RenditionWorker: @unchecked Sendable {
   private let meter: PictureQualityMeter?
   /// What `meter` measured; set on this thread before `join()` returns.
   private(set) var quality: PictureQuality?
-  private let condition = NSCondition()
-  private var items: [Item] = []
-  /// Most items queued; the producer waits beyond it.
-  private let capacity = 8
+  /// The items from the producer; closed when the worker fails.
+  private let queue = HandOffQueue<Item>(capacity: 8)
+  /// The worker's first error: set on its thread before `queue` closes,
+  /// read by the producer once it finds the queue closed, or after `join()`.
   private var failure: Error?
-  private var finished = false
+  /// The worker's thread, from `start()`.
+  private var thread: WorkerThread?
   #if DEBUG
   /// The scaled pictures written out for a benchmark (`TestHooks.RenditionDump`).
   private var dump: TestHooks.RenditionDump? = nil
@@ -98,59 +104,36 @@ final class RenditionWorker: @unchecked Sendable {
   }
 
   /// Starts the worker's thread. The thread's closure holds the worker
-  /// until `run()` returns, and the worker does not hold the thread: a
-  /// stored `Thread` made a cycle (worker → thread → closure → worker), so
-  /// no worker, and none of its libx264 encoder, muxers and graph, was
-  /// ever freed (LeakSanitizer: 367 MB of libx264's memory left behind by
-  /// one 1280x720 item with three renditions).
+  /// until `run()` returns, and the worker holds only the `WorkerThread`
+  /// handle, not the thread: a stored `Thread` made a cycle (worker →
+  /// thread → closure → worker), so no worker, and none of its libx264
+  /// encoder, muxers and graph, was ever freed (LeakSanitizer: 367 MB of
+  /// libx264's memory left behind by one 1280x720 item with three
+  /// renditions).
   func start() {
-    let t = Thread { [self] in self.run() }
-    t.name = "marquee.rendition"
-    t.stackSize = 4 << 20
-    t.start()
+    thread = Worker.start(name: "marquee.rendition", stackSize: 4 << 20) { [self] in self.run() }
   }
 
   /// Queues an item, waiting while the queue is full (with the caller's
   /// CPU permit handed back). Throws the worker's error, if it has failed
   /// (the item is then dropped, except `.finish`, which always reaches the
   /// worker so that `join()` returns). One producer per worker.
-  func push(_ item: Item) throws {
-    condition.lock()
-    if items.count >= capacity && failure == nil {
-      condition.unlock()
-      budget.waiting {
-        condition.lock()
-        while items.count >= capacity && failure == nil { condition.wait() }
-        condition.unlock()
-      }
-      condition.lock()
+  func push(_ item: sending Item) throws {
+    // A failed worker still needs `.finish` to stop, or `join()` would
+    // wait for ever (seen: a disk filling up mid-encode hung the build).
+    let force = item.isFinish
+    if !queue.push(item, force: force, aroundWait: { budget.waiting($0) }) {
+      throw failure ?? MarqueeError(.encodeFailed, "a rendition worker stopped without saying why")
     }
-    defer { condition.unlock() }
-    // Only this producer adds items, so the room found above is still there.
-    if let e = failure {
-      // A failed worker still needs `.finish` to stop, or `join()` would
-      // wait for ever (seen: a disk filling up mid-encode hung the build).
-      if case .finish = item {
-        items.append(item)
-        condition.broadcast()
-      }
-      throw e
-    }
-    items.append(item)
-    condition.broadcast()
   }
 
   /// Waits until the worker has drained its encoder (after `.finish`),
   /// with the caller's CPU permit handed back meanwhile.
   /// - Throws: the first error the worker met.
   func join() throws {
-    let error: Error? = budget.waiting {
-      condition.lock()
-      defer { condition.unlock() }
-      while !finished { condition.wait() }
-      return failure
-    }
-    if let e = error { throw e }
+    guard let thread else { return }
+    budget.waiting { thread.join() }
+    if let e = failure { throw e }
   }
 
   /// The next item, and whether the worker has already failed. Waits
@@ -158,29 +141,18 @@ final class RenditionWorker: @unchecked Sendable {
   /// handed back for the wait; `holding` tells afterwards whether it holds
   /// one (a permit is taken only for work, by the caller).
   private func pop(holding: inout Bool) -> (Item, Bool) {
-    condition.lock()
-    if items.isEmpty && holding {
+    let item = queue.pop {
       // Out of work: give the permits to a thread that has some.
-      condition.unlock()
+      guard holding else { return }
       budget.release(held)
       held = 0
       holding = false
-      condition.lock()
     }
-    defer { condition.unlock() }
-    while items.isEmpty { condition.wait() }
-    let item = items.removeFirst()
-    condition.broadcast()
-    return (item, failure != nil)
+    // Only this thread closes the queue.
+    return (item, queue.isClosed)
   }
 
   private func run() {
-    defer {
-      condition.lock()
-      finished = true
-      condition.broadcast()
-      condition.unlock()
-    }
     let packet: Packet
     let scaled: Frame
     do {
@@ -224,8 +196,7 @@ final class RenditionWorker: @unchecked Sendable {
             try graph.push(nil)
             try encodeScaled(graph, scaled, packet)
           }
-          _ = try encoder.send(nil)
-          try drain(packet)
+          try encode(nil, packet)
           quality = try meter?.finish()
         }
       } catch {
@@ -250,9 +221,15 @@ final class RenditionWorker: @unchecked Sendable {
       #endif
       frame.forcesKeyframe = planner.isIDR(frame: frame.pts ?? 0)
       try meter?.reference(frame)
-      _ = try encoder.send(frame)
-      try drain(packet)
+      try encode(frame, packet)
     }
+  }
+
+  /// Sends `frame` (nil: the end) to the encoder, writing out its packets
+  /// whenever it is full, until it takes it; then writes what it made.
+  private func encode(_ frame: Frame?, _ packet: Packet) throws {
+    while try encoder.send(frame) == .tryAgain { try drain(packet) }
+    try drain(packet)
   }
 
   private func drain(_ packet: Packet) throws {
@@ -264,14 +241,8 @@ final class RenditionWorker: @unchecked Sendable {
   }
 
   private func fail(_ error: Error) {
-    condition.lock()
     if failure == nil { failure = error }
     // Queued pictures are dropped; a queued `.finish` stays, to stop the loop.
-    items.removeAll { item in
-      if case .finish = item { return false }
-      return true
-    }
-    condition.broadcast()
-    condition.unlock()
+    queue.close { $0.isFinish }
   }
 }

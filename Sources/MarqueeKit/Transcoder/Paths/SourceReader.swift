@@ -200,24 +200,39 @@ struct SourceReader {
     (packet.pts ?? packet.dts).map { Double($0) * packet.timeBase.doubleValue }
   }
 
-  /// Sends a packet (`nil`: flush) and hands every decoded frame on.
+  /// Sends a packet (`nil`: flush) and hands every decoded frame on; a
+  /// decoder too full to take it (`.tryAgain`) hands its frames on first
+  /// and is sent the packet again.
   private func decode(_ decoder: Decoder, _ packet: Packet?, _ state: inout ReadState) throws {
     let isVideo = decoder === source.videoDecoder
     let audioTime = isVideo ? nil : packet.flatMap(Self.seconds)
-    var sent = true
     var failedReceives = 0
-    do {
-      _ = try decoder.send(packet)
-      if isVideo, let packet { state.monitor.videoPacketSent(position: packet.position) }
-    } catch {
-      sent = false
-      if isVideo {
-        // Judged by the monitor: a lost picture (damage) or a stray unit.
-        try handOn(state.monitor.videoPacketRefused(at: packet.flatMap(Self.seconds), position: packet?.position), &state)
-        stopIfDamaged(&state)
+    var audioFailed = false
+    var full = false
+    repeat {
+      do {
+        full = try decoder.send(packet) == .tryAgain
+        if !full, isVideo, let packet { state.monitor.videoPacketSent(position: packet.position) }
+      } catch {
+        full = false
+        audioFailed = true
+        if isVideo {
+          // Judged by the monitor: a lost picture (damage) or a stray unit.
+          try handOn(state.monitor.videoPacketRefused(at: packet.flatMap(Self.seconds), position: packet?.position), &state)
+          stopIfDamaged(&state)
+        }
       }
+      try receiveAll(decoder, isVideo: isVideo, failedReceives: &failedReceives, audioFailed: &audioFailed, &state)
+    } while full
+    if !isVideo, packet != nil {
+      state.monitor.audioPacket(at: audioTime, ok: !audioFailed)
+      if state.monitor.audioErrors > SourceHealth.audioErrorAllowance { stopIfNotAllowed(&state) }
     }
-    var audioFailed = !sent
+  }
+
+  /// Receives every frame the decoder has ready and hands it on.
+  private func receiveAll(_ decoder: Decoder, isVideo: Bool, failedReceives: inout Int, audioFailed: inout Bool,
+                          _ state: inout ReadState) throws {
     while true {
       let step: Step
       do { step = try decoder.receive(state.decoded) } catch {
@@ -245,10 +260,6 @@ struct SourceReader {
         }
         try audio.push(frame)
       }
-    }
-    if !isVideo, packet != nil {
-      state.monitor.audioPacket(at: audioTime, ok: !audioFailed)
-      if state.monitor.audioErrors > SourceHealth.audioErrorAllowance { stopIfNotAllowed(&state) }
     }
   }
 

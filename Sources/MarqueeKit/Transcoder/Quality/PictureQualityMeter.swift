@@ -108,7 +108,7 @@ final class PictureQualityMeter {
   func encoded(_ packet: Packet) throws {
     bytes += packet.size
     packets.append((packet.pts, packet.size, packet.encoderQP))
-    while try decoder.send(packet) == .produced {
+    while try decoder.send(packet) == .tryAgain {
       try receiveAll()
     }
     try receiveAll()
@@ -116,7 +116,9 @@ final class PictureQualityMeter {
 
   /// Drains the decoder and the filter, and gives the figures.
   func finish() throws -> PictureQuality {
-    _ = try decoder.send(nil)
+    while try decoder.send(nil) == .tryAgain {
+      try receiveAll()
+    }
     try receiveAll()
     try graph.push(nil, input: 0)
     try graph.push(nil, input: 1)
