@@ -52,6 +52,8 @@ typedef struct marquee_jpeg_error_mgr {
   jmp_buf jump;
   marquee_jpeg_image *image;
   char message[JMSG_LENGTH_MAX];
+  /// The whole file (`jpeg_mem_src`), to read the bytes libjpeg skipped.
+  const unsigned char *data;
 } marquee_jpeg_error_mgr;
 
 static inline void marquee_jpeg_error_exit(j_common_ptr cinfo) {
@@ -66,10 +68,13 @@ static inline void marquee_jpeg_error_exit(j_common_ptr cinfo) {
 /// had to resynchronise after, bytes of garbage before a marker inside the
 /// image data), a scan that breaks the progression, or data that ends early.
 /// libjpeg conceals each of these (it fills what it could not decode) and
-/// carries on. Bytes of padding before the end-of-image marker (some
-/// cameras and encoders write them), an unknown JFIF revision, an unknown
-/// Adobe transform code or a bad ICC marker leave every pixel decoded: they
-/// are not damage.
+/// carries on. Bytes skipped before the end-of-image marker are damage
+/// unless every one is a zero: zero fill is padding some cameras and
+/// encoders write, while anything else is entropy-coded data the decoder
+/// never reached (it decoded garbage or a hole of zeros as codes, lost its
+/// place and finished its last block early). An unknown JFIF revision, an
+/// unknown Adobe transform code or a bad ICC marker leave every pixel
+/// decoded: they are not damage.
 static inline int marquee_jpeg_is_damage(j_common_ptr cinfo) {
   switch (cinfo->err->msg_code) {
   case JWRN_HIT_MARKER:
@@ -80,9 +85,20 @@ static inline int marquee_jpeg_is_damage(j_common_ptr cinfo) {
   case JWRN_NOT_SEQUENTIAL:
   case JWRN_JPEG_EOF:
     return 1;
-  case JWRN_EXTRANEOUS_DATA:
-    /* msg_parm.i[1] is the marker the garbage precedes; 0xD9 is EOI. */
-    return cinfo->err->msg_parm.i[1] != 0xD9;
+  case JWRN_EXTRANEOUS_DATA: {
+    /* msg_parm.i[0] bytes were skipped, msg_parm.i[1] is the marker they
+       precede (0xD9 is EOI); they end where the marker's 0xFF starts, at
+       the source's synced read position (jdmarker.c, next_marker). */
+    if (cinfo->err->msg_parm.i[1] != 0xD9 || !cinfo->is_decompressor) return 1;
+    const marquee_jpeg_error_mgr *err = (const marquee_jpeg_error_mgr *)cinfo->err;
+    const unsigned char *end = ((j_decompress_ptr)cinfo)->src->next_input_byte;
+    long skipped = cinfo->err->msg_parm.i[0];
+    if (err->data == NULL || end == NULL || skipped < 0 || end - err->data < skipped) return 1;
+    for (long i = 1; i <= skipped; i++) {
+      if (end[-i] != 0x00) return 1;
+    }
+    return 0;
+  }
   default:
     return 0;
   }
@@ -132,6 +148,7 @@ static inline int marquee_jpeg_decode(const unsigned char *data, unsigned long s
   err.pub.emit_message = marquee_jpeg_emit_message;
   err.pub.output_message = marquee_jpeg_output_message;
   err.image = out;
+  err.data = data;
   if (setjmp(err.jump)) {
     jpeg_destroy_decompress(&cinfo);
     free(pixels);

@@ -15,9 +15,10 @@ struct DamagedStillBuildTests {
   /// A 1170x658 JPEG made by ffmpeg, then `damaged` (2000 bytes of
   /// seeded garbage over the middle of the entropy-coded data, with a
   /// stray marker in it) and
-  /// `padded` (10 zero bytes before the end-of-image marker, as some
-  /// cameras write).
-  static func make(in folder: URL) throws -> (whole: URL, damaged: URL, padded: URL) {
+  /// `padded` (300 zero bytes before the end-of-image marker, as some
+  /// cameras write) and `zeroed` (a hole of 64 zero bytes in the image
+  /// data).
+  static func make(in folder: URL) throws -> (whole: URL, damaged: URL, padded: URL, zeroed: URL) {
     let whole = folder.appendingPathComponent("whole.jpg")
     try Oracle.generate(["-f", "lavfi", "-i", "testsrc2=s=1170x658", "-frames:v", "1", "-q:v", "2"], to: whole)
     let bytes = try Data(contentsOf: whole)
@@ -34,8 +35,16 @@ struct DamagedStillBuildTests {
     try damaged.write(to: damagedURL)
     #expect(bytes.suffix(2) == Data([0xFF, 0xD9]))
     let paddedURL = folder.appendingPathComponent("padded.jpg")
-    try (bytes.dropLast(2) + Data(repeating: 0, count: 10) + Data([0xFF, 0xD9])).write(to: paddedURL)
-    return (whole, damagedURL, paddedURL)
+    try (bytes.dropLast(2) + Data(repeating: 0, count: 300) + Data([0xFF, 0xD9])).write(to: paddedURL)
+    // A hole of zeros in the image data, as an interrupted copy leaves: no
+    // marker in it, so libjpeg decodes the zeros as codes, loses its place
+    // and finishes the last block early, 6 bytes before the end marker.
+    var zeroed = bytes
+    let hole = bytes.count * 6 / 10
+    for i in hole..<(hole + 64) { zeroed[zeroed.startIndex + i] = 0 }
+    let zeroedURL = folder.appendingPathComponent("zeroed.jpg")
+    try zeroed.write(to: zeroedURL)
+    return (whole, damagedURL, paddedURL, zeroedURL)
   }
 
   /// What FFmpeg's MJPEG decoder says decoding `url` (empty: nothing wrong).
@@ -53,6 +62,16 @@ struct DamagedStillBuildTests {
     #expect(try !Self.ffmpegErrors(files.damaged).isEmpty)
     #expect(try Self.ffmpegErrors(files.padded).isEmpty)
     #expect(try Self.ffmpegErrors(files.whole).isEmpty)
+    // The hole of zeros: FFmpeg's decoder does not flag it, so the oracle
+    // is the picture: its lower part differs from the whole file's.
+    let wholePicture = try FFmpegOracle.decode(files.whole), zeroedPicture = try FFmpegOracle.decode(files.zeroed)
+    let bottom = (wholePicture.height * 9 / 10) * wholePicture.width * 4
+    let differing = stride(from: bottom, to: wholePicture.pixels.count, by: 4).filter {
+      abs(Int(wholePicture.pixels[$0]) - Int(zeroedPicture.pixels[$0])) > 24
+    }.count
+    #expect(differing * 10 > (wholePicture.pixels.count - bottom) / 4, "the zeroed file's bottom rows match the whole file's")
+    let zeroedDamage = try ImageSource.open(path: files.zeroed.path, limits: InputLimits()).decodeStill().damage ?? ""
+    #expect(zeroedDamage.contains("extraneous bytes before marker 0xd9"), "\(zeroedDamage)")
 
     // (`DecodedPicture` is never printed: its pixels are megabytes.)
     let damage = try ImageSource.open(path: files.damaged.path, limits: InputLimits()).decodeStill().damage ?? ""
