@@ -18,6 +18,12 @@ extension ImageRenderer {
     let file = source.name
     let header = source.header
     var warnings = header.warnings
+    // A file cut short inside a frame (`ImageHeader.damage`) fails here,
+    // before decoding, unless damage is allowed (`DamagedStill`).
+    if let damage = try DamagedStill.check(header.damage, file: file, allowed: options.allowsDamagedSource) {
+      warnings.append(damage)
+    }
+    var damages = header.damage.map { [$0] } ?? []
     let plan = AnimationPlan.select(durations: header.frameDurations, maxFrames: options.maxAnimationFrames)
     let total = plan.reduce(0) { $0 + $1.duration }
     if plan.count < header.frameCount {
@@ -66,7 +72,12 @@ extension ImageRenderer {
         throw MarqueeError(.corruptSource, file: file, message: "no animation frame could be decoded")
       }
       frames = AnimationPlan.retime(arrived, durations: header.frameDurations)
-      warnings.append("only \(arrived.count) of the \(plan.count) planned frames could be decoded")
+      // Frames the header promised that do not decode are damage too.
+      let missing = "only \(arrived.count) of the \(plan.count) planned frames could be decoded"
+      if let warning = try DamagedStill.check(missing, file: file, allowed: options.allowsDamagedSource) {
+        warnings.append(warning)
+      }
+      damages.append(missing)
     }
     let canvases = frames.compactMap { kept[$0.index] }
     let durations = frames.map(\.duration)
@@ -150,6 +161,7 @@ extension ImageRenderer {
       sourceWidth: header.width, sourceHeight: header.height, sourceSummary: header.summary,
       darkKind: chosen?.kind ?? .photograph, warnings: unique(warnings), darkPolicy: dark.kind)
     set.darkMethod = chosen?.method ?? .dimmed
+    set.health = damages.isEmpty ? nil : SourceHealth(damagedStill: damages.joined(separator: "; "))
     return (files, set)
   }
 

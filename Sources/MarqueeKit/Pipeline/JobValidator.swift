@@ -68,11 +68,13 @@ public enum JobValidator {
       case .image:
         // A still is decoded under the rule build uses
         // (`ImageSource.checkDecodes`), so a file cut short is found here;
-        // an animation's frames are checked by build only.
+        // an animation's frames are checked by build only, but a file cut
+        // short inside a frame is known from its header.
         do {
           let image = try ImageSource.open(file: source, path: spec.source.path, limits: limits)
-          if !image.header.isAnimated,
-             let reason = damageProblem(try image.checkDecodes(), allowed: s.allowDamagedSources) {
+          // An animation is cut short when its header walk says so.
+          let damage = image.header.isAnimated ? image.header.damage : try image.checkDecodes()
+          if let reason = damageProblem(damage, allowed: s.allowDamagedSources) {
             problem(reason)
           }
         } catch {

@@ -69,6 +69,10 @@ public struct ImageHeader: Sendable, Equatable {
   public var summary: String
   /// Things worth telling the user that do not stop decoding.
   public var warnings: [String]
+  /// What the header walk found cut short, nil when the file is whole: a
+  /// GIF whose file ends inside its last frame's image data (no trailer).
+  /// libavcodec decodes what is there; `DecodedPicture.damage` carries it.
+  public var damage: String? = nil
 
   /// Upright width: `storedHeight` when the orientation swaps sides.
   public var width: Int { orientation.swapsDimensions ? storedHeight : storedWidth }
@@ -304,6 +308,7 @@ enum GIFHeader {
     var pendingDelay = 0
     var loopCount = 1
     var warnings: [String] = []
+    var damage: String?
     func skipSubBlocks(_ start: Int) -> Int? {
       var at = start
       while let n = b.u8(at) {
@@ -333,7 +338,7 @@ enum GIFHeader {
         guard let next = skipSubBlocks(at) else {
           // The last frame's data is cut short; libavcodec decodes what is there.
           delays.append(pendingDelay)
-          warnings.append("the GIF's last frame is truncated")
+          damage = "the GIF is cut short: the file ends inside the image data of frame \(delays.count)"
           break walk
         }
         delays.append(pendingDelay)
@@ -348,9 +353,11 @@ enum GIFHeader {
     }
     guard !delays.isEmpty else { throw .failure("gif_read_header", name, "GIF holds no frame") }
     let frames = delays.count
-    return ImageHeader(format: .gif, storedWidth: w, storedHeight: h, frameCount: frames,
-                       frameDurations: frames > 1 ? delays.map(ImageHeader.effectiveDuration) : [],
-                       loopCount: loopCount, summary: frames > 1 ? "GIF, \(frames) frames" : "GIF",
-                       warnings: warnings)
+    var header = ImageHeader(format: .gif, storedWidth: w, storedHeight: h, frameCount: frames,
+                             frameDurations: frames > 1 ? delays.map(ImageHeader.effectiveDuration) : [],
+                             loopCount: loopCount, summary: frames > 1 ? "GIF, \(frames) frames" : "GIF",
+                             warnings: warnings)
+    header.damage = damage
+    return header
   }
 }

@@ -11,9 +11,10 @@ public struct DecodedPicture: Sendable {
   /// What is wrong with the picture when its decoder could not decode part
   /// of the image data and concealed it (libjpeg fills what it cannot
   /// decode and carries on: a bad Huffman code, garbage inside the
-  /// entropy-coded data, a lost restart marker); nil when the picture is
-  /// whole. libavcodec's PNG and GIF decoders, libwebp and libheif refuse
-  /// such data instead (a `MediaIOError`), so only JPEGs have it.
+  /// entropy-coded data, a lost restart marker), or when the file is cut
+  /// short inside a GIF frame (`ImageHeader.damage`); nil when the picture
+  /// is whole. libavcodec's PNG decoder and libheif refuse such data
+  /// instead (a `MediaIOError`).
   public var damage: String? = nil
 
   public init(image: RGBAImage, warnings: [String], damage: String? = nil) {
@@ -155,7 +156,7 @@ public struct ImageSource: Sendable {
       var first: RGBAImage?
       let summary = try decodeFrames(keeping: [0]) { (_, image) throws(MediaIOError) in first = image }
       guard let image = first else { throw .failure("decode", name, "no picture could be decoded") }
-      return DecodedPicture(image: image, warnings: warnings + summary.warnings)
+      return DecodedPicture(image: image, warnings: warnings + summary.warnings, damage: header.damage)
     }
   }
 

@@ -137,6 +137,38 @@ struct DamagedStillBuildTests {
     #expect(again.stdoutText.contains("2 reused, 0 built, 1 failed"), "\(again.stdoutText)")
   }
 
+  @Test("an animated GIF cut short inside a frame fails as damaged, validate says so; allowed, it is built with a warning")
+  func truncatedAnimation() throws {
+    let fixture = try BatchFixture("damaged-gif")
+    defer { fixture.remove() }
+    let whole = fixture.dir.appendingPathComponent("whole.gif")
+    try Oracle.generate(["-f", "lavfi", "-i", "testsrc2=s=320x180:r=10", "-t", "2"], to: whole)
+    let bytes = try Data(contentsOf: whole)
+    try bytes.prefix(bytes.count * 2 / 3).write(to: fixture.dir.appendingPathComponent("cut.gif"))
+    // The oracle: ffprobe counts fewer frames in the cut file than in the whole one.
+    func frames(_ name: String) throws -> Int {
+      let r = try Run.process("ffprobe", ["-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries",
+                                          "stream=nb_read_frames", "-of", "csv=p=0", fixture.dir.appendingPathComponent(name).path])
+      return Int(r.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+    }
+    #expect(try frames("cut.gif") < frames("whole.gif"))
+    let banners: [[String: Any]] = [["id": "whole", "type": "image", "source": "whole.gif"],
+                                    ["id": "cut", "type": "image", "source": "cut.gif"]]
+    let job = try fixture.job(banners).path
+    let run = try MarqueeCLI.run(["build", job, "--out", fixture.out.path])
+    #expect(run.status == 1)
+    let failure = try #require(DamagedSourceBuildTests.itemError(run.stderr, id: "cut"), "\(run.stderr)")
+    #expect(failure.stage == "decode" && failure.reason.hasPrefix("the picture is damaged: the GIF is cut short"), "\(failure)")
+    #expect(DamagedSourceBuildTests.itemError(run.stderr, id: "whole") == nil, "\(run.stderr)")
+    let validate = try MarqueeCLI.run(["validate", job])
+    #expect((validate.stdoutText + validate.stderr).contains("banners[1].source: the picture is damaged: the GIF is cut short"),
+            "\(validate.stdoutText)\(validate.stderr)")
+    try fixture.job(banners, settings: ["allow_damaged_sources": true])
+    let allowed = try MarqueeCLI.run(["build", job, "--out", fixture.out.path])
+    #expect(allowed.status == 0, "\(allowed.stderr)")
+    #expect(allowed.stderr.contains("built anyway (allow_damaged_sources)"), "\(allowed.stderr)")
+  }
+
   @Test("a damaged poster or designer's dark picture fails the item naming that file, unless allowed")
   func damagedSuppliedStills() throws {
     let fixture = try BatchFixture("damaged-supplied")
