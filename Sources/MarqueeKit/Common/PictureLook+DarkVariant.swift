@@ -85,6 +85,13 @@ extension PictureLook {
   /// The least share of the picture the r rule is measured on; below it,
   /// on the whole picture.
   public static let minPhotographicShare = 0.2
+  /// A neighbour step in this range (levels) is texture…
+  public static let textureStep = 2...24
+  /// …and the r rule applies when at least this share of the measured
+  /// pixels has it: photographs (grain, foliage, a blurred test pattern's
+  /// noise) have a third or more, flat graphics a few hundredths at their
+  /// edges.
+  public static let minTexturedShare = 0.1
 
   /// The contrast a mark with light contrast `light` needs in the dark
   /// variant.
@@ -362,11 +369,22 @@ extension PictureLook {
     }
     let useAll = Double(w * h - excluded) < minPhotographicShare * Double(w * h)
     var n = 0.0, sx = 0.0, sy = 0.0, sxx = 0.0, syy = 0.0, sxy = 0.0
+    var textured = 0
     for i in 0..<light.luma.count where useAll || counted[i] {
       let x = Double(light.luma[i]), y = Double(dark.luma[i])
       n += 1; sx += x; sy += y; sxx += x * x; syy += y * y; sxy += x * y
+      // Texture: a step to the right neighbour of a few levels, as grain,
+      // foliage or skin have; flat fills and their edges have none or one
+      // large one.
+      if i % w < w - 1 {
+        let step = abs(Int(light.luma[i]) - Int(light.luma[i + 1]))
+        if step >= textureStep.lowerBound && step <= textureStep.upperBound { textured += 1 }
+      }
     }
     guard n > 0 else { return 1 }
+    // Flat graphics (a brand-coloured page, buttons, cards): nothing there
+    // is a photograph to keep.
+    guard Double(textured) >= minTexturedShare * n else { return 1 }
     let vx = sxx - sx * sx / n, vy = syy - sy * sy / n
     // Nothing to invert: a flat card's coding noise correlates with nothing.
     guard vx > n * photoSpread * photoSpread, vy > n * 1e-3 else { return 1 }

@@ -88,6 +88,10 @@ extension DarkVariantGenerator {
     static let smoothStep = 12
     /// A solid shape of at least this share of the picture…
     static let productArea = 0.02
+    /// Enclosed ground covering at least this share of the picture is a
+    /// card, not a hole in a product (a mug's handle, a label's letters
+    /// are under 2 %).
+    static let enclosedPanelArea = 0.1
     /// …filling at least this share of its bounding box is a product
     /// (a mug with its handle about 0.7, a disc 0.79); display type at 260
     /// pt and more reaches 2 % of a banner but its letters fill 0.35–0.6 of
@@ -359,9 +363,14 @@ extension DarkVariantGenerator {
           insetPhotographs.append((members, (minX, minY, maxX, maxY), RGB8(r: ink.r, g: ink.g, b: ink.b)))
         }
       }
-      // Ground enclosed by a product stays with it.
+      // Ground enclosed by a product stays with it: a mug handle's hole, a
+      // dark panel's label. Ground as large as a card
+      // (``GraphicsTuning/enclosedPanelArea`` of the picture or more: a
+      // white card on a brand-coloured page) is the ground itself: it turns
+      // dark with its text light.
       for start in 0..<(w * h) where isGround[start] && mask[start] != MaskState.backdrop && !visited[start] {
         collect(start) { isGround[$0] && mask[$0] != MaskState.backdrop }
+        if Double(members.count) >= GraphicsTuning.enclosedPanelArea * Double(w * h) { continue }
         var touchesProduct = false
         for idx in members where !touchesProduct {
           let x = idx % w

@@ -231,6 +231,13 @@ struct DarkVariantLegibilityTests {
                       TextLayer(text: "Spring drop", size: 90, colour: "0x222222", x: 160, y: 160),
                       TextLayer(text: "New colours in store", size: 48, colour: "0x3A3A3C", x: 160, y: 320),
                     ]),
+    // A white card with a button on a brand-blue page (the picture's
+    // border is not light: a photograph by the classifier's ring).
+    GeneratedBanner(id: "bluecard", ground: "color=0x2E6BE6:s=1170x658,drawbox=x=185:y=100:w=800:h=458:color=white:t=fill,drawbox=x=235:y=400:w=300:h=90:color=0x2E6BE6:t=fill",
+                    layers: [
+                      TextLayer(text: "Your order shipped", size: 56, colour: "0x111111", x: 235, y: 160),
+                      TextLayer(text: "Arrives Thursday", size: 36, colour: "0x444444", x: 235, y: 260),
+                    ]),
     // A radial vignette: white in the middle, light grey at the corners
     // (the ring alone calls it a flat light ground whose middle is none).
     GeneratedBanner(id: "vignette", ground: "color=white:s=1170x658,format=rgb24,geq=r='255-40*hypot(X-W/2\\,Y-H/2)/hypot(W/2\\,H/2)':g='255-40*hypot(X-W/2\\,Y-H/2)/hypot(W/2\\,H/2)':b='255-34*hypot(X-W/2\\,Y-H/2)/hypot(W/2\\,H/2)'",
@@ -466,12 +473,20 @@ struct DarkVariantLegibilityTests {
         #expect(l < 60, "\(id): the ground at \(x), \(y) is luma \(l)")
       }
     }
-    // The card itself is a dark panel, not a dimmed light slab.
-    let card = try b.picture("gradientcard", "dark_url")
-    let (x, y) = (card.width * 1000 / 1170, card.height * 520 / 658)
-    let i = (y * card.width + x) * 4
-    let l = 0.2126 * Double(card.pixels[i]) + 0.7152 * Double(card.pixels[i + 1]) + 0.0722 * Double(card.pixels[i + 2])
-    #expect(l < 60, "gradientcard: the card at \(x), \(y) is luma \(l)")
+    // The card itself is a dark panel, not a dimmed light slab; so is a
+    // white card on a brand-blue page, whose text turns light.
+    for (id, cx, cy) in [("gradientcard", 1000, 520), ("bluecard", 900, 500)] {
+      let card = try b.picture(id, "dark_url")
+      let (x, y) = (card.width * cx / 1170, card.height * cy / 658)
+      let i = (y * card.width + x) * 4
+      let l = 0.2126 * Double(card.pixels[i]) + 0.7152 * Double(card.pixels[i + 1]) + 0.0722 * Double(card.pixels[i + 2])
+      #expect(l < 60, "\(id): the card at \(x), \(y) is luma \(l)")
+    }
+    let blue = try b.picture("bluecard", "dark_url")
+    let mask = try FFmpegOracle.decode(b.fixture.dir.appendingPathComponent("bluecard-mask0.png"))
+    let resized = mask.width == blue.width ? mask : try ImageResampler.resize(mask, width: blue.width, height: blue.height)
+    let onCard = InkOnGround(blue, mask: resized)
+    #expect(onCard.ink > onCard.ground, "bluecard: the text (\(onCard.ink)) is darker than its card (\(onCard.ground))")
   }
 
   @Test("a product shot on its own white square turns dark around the product; a shaded product keeps its shading")
