@@ -3,7 +3,7 @@
 # (text on white, a brand card, a UI card, line art, display type, a dark
 # banner, a photo with a caption bar, a split layout, a dark ribbon, a pastel
 # ground, a low-quality JPEG price card, flat art, a captioned GIF, a promo
-# clip, a gradient, a white card on a gradient page, a warm wash, a vignette, a mug composited on a gradient, a
+# clip, a gradient, a white card on a gradient page, a white card on a brand-blue page, a warm wash, a vignette, a mug composited on a gradient, a
 # product shot pasted on a grey page, a red badge, a shaded navy product) and the corpus's still images, built by Marquee, then drawn light |
 # dark by `marquee preview`.
 #
@@ -28,6 +28,7 @@ ff -f lavfi -i "color=0x0B1D3A:s=1170x658,drawtext=fontfile=$F:text='Night Sale'
 ff -f lavfi -i "testsrc2=s=1170x658,noise=alls=12:allf=t,gblur=sigma=1.5,drawbox=x=0:y=500:w=1170:h=158:color=white:t=fill,drawtext=fontfile=$F:text='Weekend in the hills':fontsize=64:fontcolor=0x111111:x=40:y=545" -frames:v 1 captionbar.png
 ff -f lavfi -i "color=white:s=1170x658,format=rgb24,geq=r='255-34*Y/H':g='255-28*Y/H':b='255-19*Y/H',drawtext=fontfile=$F:text='SALE':fontsize=150:fontcolor=0x111111:x=60:y=80,drawtext=fontfile=$F:expansion=none:text='50% OFF':fontsize=90:fontcolor=0xE53935:x=60:y=280" -frames:v 1 gradient.png
 ff -f lavfi -i "color=white:s=1170x658,format=rgb24,geq=r='245-30*Y/H':g='245-24*Y/H':b='250-10*Y/H',drawbox=x=100:y=80:w=970:h=500:color=white:t=fill,drawtext=fontfile=$F:text='Spring drop':fontsize=90:fontcolor=0x222222:x=160:y=160,drawtext=fontfile=$F:text='New colours in store':fontsize=48:fontcolor=0x3A3A3C:x=160:y=320" -frames:v 1 gradientcard.png
+ff -f lavfi -i "color=0x2E6BE6:s=1170x658,drawbox=x=185:y=100:w=800:h=458:color=white:t=fill,drawbox=x=235:y=400:w=300:h=90:color=0x2E6BE6:t=fill,drawtext=fontfile=$F:text='Your order shipped':fontsize=56:fontcolor=0x111111:x=235:y=160,drawtext=fontfile=$F:text='Arrives Thursday':fontsize=36:fontcolor=0x444444:x=235:y=260" -frames:v 1 bluecard.png
 ff -f lavfi -i "color=white:s=1170x658,format=rgb24,geq=r='255':g='247-23*(X/W+Y/H)/2':b='230-52*(X/W+Y/H)/2',drawtext=fontfile=$F:text='Autumn offers':fontsize=110:fontcolor=0x3E2723:x=60:y=150" -frames:v 1 warmwash.png
 ff -f lavfi -i "color=white:s=1170x658,format=rgb24,geq=r='255-40*hypot(X-W/2\,Y-H/2)/hypot(W/2\,H/2)':g='255-40*hypot(X-W/2\,Y-H/2)/hypot(W/2\,H/2)':b='255-34*hypot(X-W/2\,Y-H/2)/hypot(W/2\,H/2)',drawtext=fontfile=$F:text='Big weekend':fontsize=120:fontcolor=0x1A1A1A:x=60:y=150,drawtext=fontfile=$F:text='All shoes -20':fontsize=60:fontcolor=0x1565C0:x=60:y=330" -frames:v 1 vignette.png
 ff -f lavfi -i "color=white:s=1170x658,format=rgb24,geq=r='255-30*Y/H':g='255-24*Y/H':b='255-10*Y/H'" -i $C/image-jpeg-product-white-mug-on-white-1000.jpg -filter_complex "[1]scale=480:480,format=rgb24,pad=1170:658:650:120:white[m];[0]format=rgb24[g];[g][m]blend=all_mode=multiply,drawtext=fontfile=$F:text='Mug':fontsize=130:fontcolor=0x111111:x=60:y=150" -frames:v 1 gradmug.png
