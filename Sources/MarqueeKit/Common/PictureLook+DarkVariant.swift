@@ -88,9 +88,10 @@ extension PictureLook {
   /// A neighbour step in this range (levels) is texture…
   public static let textureStep = 2...24
   /// …and the r rule applies when at least this share of the measured
-  /// pixels has it: photographs (grain, foliage, a blurred test pattern's
-  /// noise) have a third or more, flat graphics a few hundredths at their
-  /// edges.
+  /// pixels has it. Measured on pictures at half size: the corpus photos
+  /// 31–78 %, the tests' grainy, blurred test pattern 16–18 % counting its
+  /// white caption bar or half, flat graphics (a card on a brand page, a
+  /// settings screenshot) 0 %.
   public static let minTexturedShare = 0.1
 
   /// The contrast a mark with light contrast `light` needs in the dark
