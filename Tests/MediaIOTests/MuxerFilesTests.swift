@@ -109,7 +109,16 @@ struct MuxerFilesTests {
   /// Two seconds of testsrc2 (25 fps, an IDR each second) through an `hls`
   /// muxer writing fMP4 segments of one second into `dir`.
   static func mux(into dir: URL, files: MuxerFiles) throws(MediaIOError) {
-    let (encoder, graph) = try CodecStepTests.encoderAndSource(pictures: 50)
+    _ = try muxPictures(into: dir, files: files, pictures: 50, finishing: true)
+  }
+
+  /// `pictures` testsrc2 pictures through an `hls` muxer writing fMP4
+  /// segments of one second into `dir`; with `finishing`, the encoder is
+  /// drained and the muxer finished, else it is handed back open (the
+  /// caller must finish or abandon it). An error abandons it.
+  static func muxPictures(into dir: URL, files: MuxerFiles, pictures: Int,
+                          finishing: Bool) throws(MediaIOError) -> OutputContainer {
+    let (encoder, graph) = try CodecStepTests.encoderAndSource(pictures: pictures)
     let mux = try OutputContainer(path: dir.appendingPathComponent("index.m3u8").path, format: "hls", files: files)
     do {
       _ = try mux.addStream(from: encoder)
@@ -131,11 +140,14 @@ struct MuxerFilesTests {
         frame.forcesKeyframe = false
         try encode(frame)
       }
-      try encode(nil)
-      try mux.finish()
+      if finishing {
+        try encode(nil)
+        try mux.finish()
+      }
     } catch {
       mux.abandon()
       throw error
     }
+    return mux
   }
 }

@@ -16,31 +16,8 @@ struct OutputContainerTests {
   /// An `hls` muxer in `dir` with `count` testsrc2 pictures written to it,
   /// not finished; its files are counted in `handed`.
   static func unfinishedMuxer(in dir: URL, pictures count: Int, handed: Handed) throws -> OutputContainer {
-    let (encoder, graph) = try CodecStepTests.encoderAndSource(pictures: count)
-    let files = MuxerFiles { handed.names.append($0.name) }
-    let mux = try OutputContainer(path: dir.appendingPathComponent("index.m3u8").path, format: "hls", files: files)
-    do {
-      _ = try mux.addStream(from: encoder)
-      try mux.writeHeader(options: [
-        ("hls_time", "1"), ("hls_playlist_type", "vod"), ("hls_list_size", "0"), ("hls_segment_type", "fmp4"),
-        ("hls_fmp4_init_filename", "init.mp4"),
-        ("hls_segment_filename", dir.appendingPathComponent("segment_%05d.m4s").path),
-      ])
-      let frame = try Frame(), packet = try Packet()
-      func drain() throws(MediaIOError) {
-        while try encoder.receive(packet) == .produced { try mux.write(packet, stream: 0) }
-      }
-      while try graph.pull(frame) == .produced {
-        if let pts = frame.pts { frame.pts = Rational.rescale(pts, from: graph.timeBase(), to: encoder.timeBase) }
-        frame.forcesKeyframe = false
-        while try encoder.send(frame) == .tryAgain { try drain() }
-        try drain()
-      }
-    } catch {
-      mux.abandon()
-      throw error
-    }
-    return mux
+    try MuxerFilesTests.muxPictures(into: dir, files: MuxerFiles { handed.names.append($0.name) }, pictures: count,
+                                    finishing: false)
   }
 
   @Test("abandoned before its header, a container writes nothing; finish() afterwards does nothing")
