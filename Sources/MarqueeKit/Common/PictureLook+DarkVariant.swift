@@ -16,7 +16,8 @@ import Foundation
 ///   dominates (its most common luma band, ±8 levels, covers at least half
 ///   the tile), the marks are the pixels with at least `markContrast`
 ///   (2:1) WCAG contrast against the ground's median and at least
-///   two such neighbours (a stroke, not dither or grain). Each mark
+///   two such neighbours (a stroke, not dither or grain), and not soft shade
+///   (`PictureLook+SoftShade`: a card's drop shadow, a glow). Each mark
 ///   pixel needs, in the dark variant, a contrast against the median of the
 ///   same ground pixels in the dark variant of at least
 ///   `min(0.6 · min(C_light, 4.5), 2)`, where `C_light` is its contrast in
@@ -161,6 +162,7 @@ extension PictureLook {
     var lightContrasts: [Float] = []
     var candidate = [Bool](repeating: false, count: side * side)
     var darkContrasts: [Float] = []
+    let soft = softShade(of: light)
     for ty in 0..<tilesY {
       for tx in 0..<tilesX {
         let x0 = tx * side, y0 = ty * side
@@ -214,6 +216,7 @@ extension PictureLook {
             candidate[(y - y0) * tw + (x - x0)] =
               light.opaque[o] && abs(Int(light.luma[o] >> 3) - mode) > 1
               && ShownPicture.contrast(light.luminance[o], groundLight) >= markContrast
+              && !(soft?[o] ?? false)
           }
         }
         bandCount.withUnsafeMutableBufferPointer { bands in
@@ -309,6 +312,39 @@ extension PictureLook {
       }
     }
     return report
+  }
+
+  /// The soft shade of a shown picture (`PictureLook+SoftShade`). Its
+  /// ground is the flat light part of the picture: opaque pixels of luma
+  /// `lightGroundLuma` or more whose 3x3 neighbourhood spans at most
+  /// `softGroundRange` levels (a page, a card, the flat tail of a shadow).
+  /// Every other opaque pixel may be shade.
+  static func softShade(of picture: ShownPicture) -> [Bool]? {
+    let w = picture.width, h = picture.height
+    var input = [Int16](repeating: SoftShadeInput.excluded, count: w * h)
+    picture.luma.withUnsafeBufferPointer { luma in
+      for y in 0..<h {
+        for x in 0..<w {
+          let o = y * w + x
+          guard picture.opaque[o] else { continue }
+          let l = Int(luma[o])
+          var isGround = l >= lightGroundLuma
+          if isGround {
+            var lo = l, hi = l
+            for ny in max(0, y - 1)...min(h - 1, y + 1) {
+              for nx in max(0, x - 1)...min(w - 1, x + 1) {
+                let v = Int(luma[ny * w + nx])
+                lo = min(lo, v)
+                hi = max(hi, v)
+              }
+            }
+            isGround = hi - lo <= softGroundRange
+          }
+          input[o] = isGround ? SoftShadeInput.ground(l) : Int16(l)
+        }
+      }
+    }
+    return softShade(input, width: w, height: h, scale: 1)
   }
 
   /// Pearson's r between the shown luma of two pictures of the same working

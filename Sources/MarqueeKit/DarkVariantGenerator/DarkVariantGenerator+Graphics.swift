@@ -410,6 +410,17 @@ extension DarkVariantGenerator {
           }
         }
       }
+      // A card's or a button's drop shadow stays a shadow: darker than the
+      // ground's dark colour in proportion, never an inverted light glow.
+      if let shadows = Self.dropShadows(p, width: w, height: h, isGround: isGround, keep: keep, ground: ground) {
+        let groundDark = inversion.map(ground.r, ground.g, ground.b)
+        for idx in 0..<(w * h) where shadows[idx] >= 0 {
+          let i = idx * 4, ratio = Double(shadows[idx])
+          output[i] = Luma.byte(Double(groundDark.0) * ratio)
+          output[i + 1] = Luma.byte(Double(groundDark.1) * ratio)
+          output[i + 2] = Luma.byte(Double(groundDark.2) * ratio)
+        }
+      }
       // A tinted ground (a pastel pink, a mint) keeps its hue on the
       // surface through the inversion, backdrop included; a neutral one's
       // backdrop takes the ground-recoloured pixels.

@@ -54,10 +54,11 @@ extension DarkVariantGenerator {
   /// surface (a cubic polynomial, ``degree``) in the pixel position, fitted to the
   /// tiles' grounds.
   ///
-  /// Flattening divides each pixel, per channel, by the surface under it and
-  /// multiplies by the lightest ground colour, ``reference``: the ground
-  /// becomes one colour, black ink stays black, a product keeps its own
-  /// shading, and the plain-light-ground methods then apply
+  /// Flattening maps each pixel, per channel, from the surface under it to
+  /// the lightest ground colour, ``reference`` (``flattened(_:ground:reference:)``):
+  /// the ground becomes one colour, black ink stays black, white stays
+  /// white, a product keeps its own shading, and the plain-light-ground
+  /// methods then apply
   /// (``DarkVariantGenerator/classify(_:)``).
   struct GroundField: Sendable, Equatable {
     /// Per channel (red, green, blue), the coefficients of the terms
@@ -108,12 +109,25 @@ extension DarkVariantGenerator {
             for ch in 0..<3 {
               var ground = 0.0
               for d in stride(from: Self.degree, through: 0, by: -1) { ground = ground * u + row[ch][d] }
-              p[i + ch] = UInt8(min(255, (Double(p[i + ch]) * reference[ch] / max(ground, 1)).rounded()))
+              p[i + ch] = Self.flattened(p[i + ch], ground: ground, reference: reference[ch])
             }
           }
         }
       }
       return RGBAImage(width: w, height: h, pixels: out)
+    }
+
+    /// One channel value flattened: values from 0 to the ground under the
+    /// pixel are scaled onto 0 to `reference` (black ink stays black, a
+    /// product keeps its shading), and values from the ground to 255 onto
+    /// `reference` to 255, so white stays white. A white card on a pink
+    /// page stays white rather than picking up the page's complement
+    /// (scaling alone takes white on a ground lighter in red than the
+    /// reference to a cyan).
+    @inline(__always) static func flattened(_ value: UInt8, ground: Double, reference: Double) -> UInt8 {
+      let v = Double(value), g = min(max(ground, 1), 255)
+      let out = v <= g || g >= 255 ? v * reference / g : reference + (v - g) * (255 - reference) / (255 - g)
+      return UInt8(min(255, max(0, out.rounded())))
     }
 
     /// A pixel or tile centre's position `t` (of `n`) from −1 to 1.

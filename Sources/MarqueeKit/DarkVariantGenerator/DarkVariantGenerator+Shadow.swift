@@ -18,7 +18,7 @@ extension DarkVariantGenerator {
     static let chromaPerDepth = 0.1
     /// Nothing darker than this fraction of the backdrop luma is a shadow:
     /// the dark contact line under a product belongs to the product.
-    static let minLumaFraction = 0.55
+    static let minLumaFraction = PictureLook.softShadeMinFraction
     /// Neighbouring pixels on a shadow path differ by at most
     /// `max(stepBase, stepPerDepth · depth)` levels: a shadow is smooth, so
     /// a sharp edge (a product's outline, its contact line) ends the path.

@@ -43,7 +43,9 @@ public struct DarkVariantGenerator: Sendable {
     /// Factor applied to a photograph's luma, clamped to 0.3...1. Default
     /// 0.72: a 28 % drop takes a typical daylight photo (mean luma ~130) to
     /// ~95, which no longer glares next to dark UI, while shadows (already
-    /// near the surface) lose little detail.
+    /// near the surface) lose little detail. A brighter photo is dimmed
+    /// more, to a mean of ``DarkVariantGenerator/photoMaxMeanLuma``
+    /// (``DarkVariantGenerator/photoLumaScale(meanLuma:)``).
     public var photoLumaScale: Double
     /// Fraction of a photograph's saturation removed, clamped to 0...0.5.
     /// Default 0.12: dimmed colours look louder than the same colours at full
@@ -211,7 +213,7 @@ public struct DarkVariantGenerator: Sendable {
     var output: RGBAImage
     switch method {
     case .dimmed:
-      output = darkenPhotograph(image)
+      output = darkenPhotograph(image, lumaScale: photoLumaScale(meanLuma: meanLumaBefore ?? Luma.mean(of: image)))
     case .groundRecoloured, .graphicsInverted, .graphicsInvertedProductDimmed:
       // A ground the classifier did not call light is estimated afresh.
       // A photograph's light panel is its ground.

@@ -238,6 +238,20 @@ struct DarkVariantLegibilityTests {
                       TextLayer(text: "Your order shipped", size: 56, colour: "0x111111", x: 235, y: 160),
                       TextLayer(text: "Arrives Thursday", size: 36, colour: "0x444444", x: 235, y: 260),
                     ]),
+    // A white card with a soft drop shadow (grey, blurred by 18 px) on a
+    // light grey page.
+    GeneratedBanner(id: "shadowcard", ground: "color=0xF5F5F5:s=1170x658,drawbox=x=150:y=110:w=880:h=460:color=0x999999:t=fill,gblur=sigma=18,drawbox=x=135:y=90:w=880:h=460:color=white:t=fill",
+                    layers: [
+                      TextLayer(text: "Free delivery", size: 80, colour: "0x1C1C1E", x: 190, y: 180),
+                      TextLayer(text: "On orders over 30", size: 44, colour: "0x555555", x: 190, y: 320),
+                    ]),
+    // A white card on a faint gradient from blue (#E1EBFF) to pink
+    // (#FFE1EB): the page's channels cross, so no one colour is lightest.
+    GeneratedBanner(id: "pinkcard", ground: "color=white:s=1170x658,format=rgb24,geq=r='225+30*X/W':g='235-10*X/W':b='255-20*X/W',drawbox=x=135:y=100:w=900:h=458:color=white:t=fill",
+                    layers: [
+                      TextLayer(text: "Join the club", size: 84, colour: "0x222222", x: 190, y: 190),
+                      TextLayer(text: "Members save 10 percent", size: 44, colour: "0x555555", x: 190, y: 330),
+                    ]),
     // A radial vignette: white in the middle, light grey at the corners
     // (the ring alone calls it a flat light ground whose middle is none).
     GeneratedBanner(id: "vignette", ground: "color=white:s=1170x658,format=rgb24,geq=r='255-40*hypot(X-W/2\\,Y-H/2)/hypot(W/2\\,H/2)':g='255-40*hypot(X-W/2\\,Y-H/2)/hypot(W/2\\,H/2)':b='255-34*hypot(X-W/2\\,Y-H/2)/hypot(W/2\\,H/2)'",
@@ -489,6 +503,49 @@ struct DarkVariantLegibilityTests {
     #expect(onCard.ink > onCard.ground, "bluecard: the text (\(onCard.ink)) is darker than its card (\(onCard.ground))")
   }
 
+  @Test("a card's drop shadow stays darker than the page, never a light glow; a white card on a blue-to-pink page turns a neutral dark card")
+  func shadowsAndTintedPagesKeepTheirLook() throws {
+    let b = try Self.built.get()
+    /// Mean colour of a box given at 1170 px.
+    func mean(_ image: RGBAImage, _ box: (Int, Int, Int, Int)) -> (r: Double, g: Double, b: Double, luma: Double) {
+      let k = Double(image.width) / 1170
+      let x0 = Int(Double(box.0) * k), y0 = Int(Double(box.1) * k)
+      let x1 = Int(Double(box.0 + box.2) * k), y1 = Int(Double(box.1 + box.3) * k)
+      var sum = (0.0, 0.0, 0.0)
+      for y in y0..<y1 {
+        for x in x0..<x1 {
+          let i = (y * image.width + x) * 4
+          sum.0 += Double(image.pixels[i]); sum.1 += Double(image.pixels[i + 1]); sum.2 += Double(image.pixels[i + 2])
+        }
+      }
+      let n = Double((x1 - x0) * (y1 - y0))
+      let (r, g, bl) = (sum.0 / n, sum.1 / n, sum.2 / n)
+      return (r, g, bl, 0.2126 * r + 0.7152 * g + 0.0722 * bl)
+    }
+    let light = try b.picture("shadowcard", "url"), dark = try b.picture("shadowcard", "dark_url")
+    let page = (20, 20, 60, 40)
+    // The shadow right of the card and under it: darker than the page in
+    // the light picture (the oracle that it is there), and no lighter than
+    // the page in the dark one.
+    for strip in [(1018, 200, 14, 300), (300, 553, 600, 14)] {
+      #expect(mean(light, strip).luma < mean(light, page).luma - 20, "shadowcard: no shadow at \(strip) in the light picture")
+      #expect(mean(dark, strip).luma <= mean(dark, page).luma + 1,
+              "shadowcard: the shadow at \(strip) is luma \(mean(dark, strip).luma), the page \(mean(dark, page).luma): a light glow")
+    }
+    // The card is a raised dark card: lighter than the page, dark.
+    let card = mean(dark, (700, 420, 250, 100))
+    #expect(card.luma > mean(dark, page).luma && card.luma < 60, "shadowcard: the card is luma \(card.luma)")
+    // A white card on a blue-to-pink page: neutral, not tinted by the
+    // page's complement (cyan or green), and raised above the page.
+    let pink = try b.picture("pinkcard", "dark_url")
+    for box in [(200, 440, 150, 80), (800, 440, 150, 80)] {
+      let c = mean(pink, box)
+      let spread = max(c.r, c.g, c.b) - min(c.r, c.g, c.b)
+      #expect(spread <= 6, "pinkcard: the card at \(box) is \(c.r), \(c.g), \(c.b)")
+      #expect(c.luma < 60, "pinkcard: the card at \(box) is luma \(c.luma)")
+    }
+  }
+
   @Test("a product shot on its own white square turns dark around the product; a shaded product keeps its shading")
   func insetBackdropAndShading() throws {
     let b = try Self.built.get()
@@ -621,8 +678,14 @@ struct DarkVariantLegibilityTests {
                         to: fixture.dir.appendingPathComponent("snow.jpg"))
     try Oracle.generate(["-i", stone, "-vf", "scale=1600:-2,eq=contrast=0.5:brightness=0.3:saturation=0.6", "-q:v", "3"],
                         to: fixture.dir.appendingPathComponent("fog.jpg"))
+    // An overexposed street photo (mean luma about 215): dimmed by more
+    // than the fixed 28 %, to a mean of at most 110.
+    try Oracle.generate(["-i", try Corpus.url("image-jpeg-progressive-photo-pixel7pro-srgb.jpg").path, "-vf",
+                         "scale=1170:658:force_original_aspect_ratio=increase,crop=1170:658,eq=brightness=0.35:contrast=0.8", "-q:v", "3"],
+                        to: fixture.dir.appendingPathComponent("overexposed.jpg"))
     banners.append(["id": "snow", "type": "image", "source": "snow.jpg"])
     banners.append(["id": "fog", "type": "image", "source": "fog.jpg"])
+    banners.append(["id": "overexposed", "type": "image", "source": "overexposed.jpg"])
     try fixture.job(banners, settings: ["allow_outside_sources": true], baseURL: nil)
     let build = try MarqueeCLI.run(["build", "job.json", "--out", "out", "--log-format", "plain"], in: fixture.dir)
     #expect(build.status == 0, "\(build.stderr)")
@@ -634,6 +697,17 @@ struct DarkVariantLegibilityTests {
       let r = lumaCorrelation(light, dark)
       #expect(r >= 0.8, "\(item["id"] ?? ""): r = \(r)")
       #expect(nearWhiteShare(dark) <= 0.25)
+      if item["id"] as? String == "overexposed" {
+        func meanLuma(_ image: RGBAImage) -> Double {
+          var sum = 0.0
+          for i in stride(from: 0, to: image.pixels.count, by: 4) {
+            sum += 0.2126 * Double(image.pixels[i]) + 0.7152 * Double(image.pixels[i + 1]) + 0.0722 * Double(image.pixels[i + 2])
+          }
+          return sum / Double(image.width * image.height)
+        }
+        #expect(meanLuma(light) > 190, "overexposed: the light picture's mean luma is \(meanLuma(light))")
+        #expect(meanLuma(dark) <= 113, "overexposed: the dark picture's mean luma is \(meanLuma(dark)) (light \(meanLuma(light)))")
+      }
     }
   }
 

@@ -1,0 +1,59 @@
+// MARK: - Drop shadows of graphics
+
+extension DarkVariantGenerator {
+  /// The soft drop shadows cast on a graphic's light ground (a card's, a
+  /// button's, a badge's), for
+  /// ``invertGraphics(_:kept:products:productsDimmed:mask:analysis:)``.
+  ///
+  /// Inverted like ink, a grey shadow turns lighter than the dark surface:
+  /// a light glow offset from the card, which no dark theme draws. Dark
+  /// themes keep a shadow darker than its ground (or drop it). So a shadow
+  /// is mapped the way the ground-recoloured treatment maps a product's
+  /// shadow: `out = ground′ · Y / Yg`, where `ground′` is the ground's dark
+  /// colour and `Y / Yg` the pixel's luma over the ground's
+  /// (``DarkVariantGenerator/darkenLightBackground(_:analysis:)``).
+  ///
+  /// A shadow is `PictureLook`'s soft shade (the definition the legibility
+  /// rule uses to leave shade out of the marks) reached from the ground
+  /// through pixels that are not kept (a product keeps its own shadow), no
+  /// lighter than the ground, and a darker version of it: each channel
+  /// within `ShadowTuning.chromaBase + ShadowTuning.chromaPerDepth · depth`
+  /// levels of `ground · Y / Yg` (a grey shadow on a white page, a deeper
+  /// pink on a pink one; not a coloured shape). The thickness scales with
+  /// the picture (`ShadowTuning.scale`).
+  ///
+  /// - Parameters:
+  ///   - pixels: the light picture, RGBA.
+  ///   - isGround: the ground pixels.
+  ///   - keep: pixels a product keeps.
+  ///   - ground: the ground colour.
+  /// - Returns: per pixel, its luma over the ground's (0–1) for a shadow
+  ///   pixel and −1 elsewhere; `nil` when there is no shadow.
+  static func dropShadows(
+    _ pixels: UnsafeBufferPointer<UInt8>, width w: Int, height h: Int, isGround: [Bool], keep: [Bool], ground: RGB8
+  ) -> [Float]? {
+    let groundLuma = Luma.exact(Double(ground.r), Double(ground.g), Double(ground.b))
+    guard groundLuma > 1 else { return nil }
+    let g = (Double(ground.r), Double(ground.g), Double(ground.b))
+    var input = [Int16](repeating: PictureLook.SoftShadeInput.excluded, count: w * h)
+    for idx in 0..<(w * h) where !keep[idx] {
+      let i = idx * 4
+      let y = Luma.exact(Double(pixels[i]), Double(pixels[i + 1]), Double(pixels[i + 2]))
+      if isGround[idx] {
+        input[idx] = PictureLook.SoftShadeInput.ground(Int(y.rounded()))
+        continue
+      }
+      guard y <= groundLuma + 1 else { continue }
+      let ratio = y / groundLuma
+      let allowed = ShadowTuning.chromaBase + ShadowTuning.chromaPerDepth * (groundLuma - y)
+      guard abs(Double(pixels[i]) - g.0 * ratio) <= allowed, abs(Double(pixels[i + 1]) - g.1 * ratio) <= allowed,
+            abs(Double(pixels[i + 2]) - g.2 * ratio) <= allowed else { continue }
+      input[idx] = Int16(y.rounded())
+    }
+    guard let shade = PictureLook.softShade(input, width: w, height: h, scale: ShadowTuning.scale(width: w, height: h))
+    else { return nil }
+    var ratios = [Float](repeating: -1, count: w * h)
+    for idx in 0..<(w * h) where shade[idx] { ratios[idx] = Float(min(Double(input[idx]) / groundLuma, 1)) }
+    return ratios
+  }
+}
