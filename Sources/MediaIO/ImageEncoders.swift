@@ -71,9 +71,10 @@ public enum JPEGEncoder {
     defer { sws_freeContext(sws) }
     let bt601 = sws_getCoefficients(SWS_CS_ITU601)
     sws_setColorspaceDetails(sws, bt601, 1, bt601, 1, 0, 1 << 16, 1 << 16)
-    image.pixels.withUnsafeBufferPointer { src in
+    let source = Self.swscaleSource(image)
+    source.pixels.withUnsafeBufferPointer { src in
       let s: [UnsafePointer<UInt8>?] = [src.baseAddress, nil, nil, nil]
-      let ss: [Int32] = [Int32(w * 4), 0, 0, 0]
+      let ss: [Int32] = [Int32(source.stride), 0, 0, 0]
       let dst = withUnsafePointer(to: frame.pointer.pointee.data) {
         $0.withMemoryRebound(to: UnsafeMutablePointer<UInt8>?.self, capacity: 8) { p in (0..<8).map { p[$0] } }
       }
@@ -95,5 +96,44 @@ public enum JPEGEncoder {
     }
     if data.isEmpty { throw .failure("avcodec_receive_packet", "mjpeg", "no JPEG produced") }
     return data
+  }
+
+  /// Bytes of slack after the last row of ``swscaleSource(_:)``: libswscale's
+  /// SIMD input readers may load a vector's worth past a row's last pixel.
+  static let swscaleSlack = 64
+
+  /// `image`'s pixels laid out for libswscale's RGBA → 4:2:0 conversion, so
+  /// that it reads nothing but the picture.
+  ///
+  /// Without `SWS_FULL_CHR_H_INP` libswscale makes chroma sample `i` of a row
+  /// from RGBA pixels `2i` and `2i + 1` (`rgb32ToUV_half`), for
+  /// `ceil(width / 2)` samples. With an odd width the last sample's second
+  /// pixel is one past the row: the next row's first pixel inside the
+  /// picture, and on the last row 4 bytes past the end of the pixel buffer,
+  /// memory nothing wrote, so the JPEG's bottom-right chroma (and with it
+  /// the file's bytes) changed from run to run. Here every row is padded to
+  /// an even width with its last pixel repeated (the sample is that pixel's
+  /// colour, as at every other edge), rows are 64-byte multiples and
+  /// ``swscaleSlack`` zero bytes follow the last row.
+  ///
+  /// - Returns: the pixels and the row stride in bytes.
+  static func swscaleSource(_ image: RGBAImage) -> (pixels: [UInt8], stride: Int) {
+    let w = image.width, h = image.height
+    let rowBytes = w * 4
+    let stride = ((w + 1) / 2 * 2 * 4 + 63) / 64 * 64
+    var padded = [UInt8](repeating: 0, count: stride * h + swscaleSlack)
+    image.pixels.withUnsafeBufferPointer { src in
+      padded.withUnsafeMutableBufferPointer { dst in
+        guard let from = src.baseAddress, let to = dst.baseAddress else { return }
+        for y in 0..<h {
+          let row = to + y * stride
+          (row).update(from: from + y * rowBytes, count: rowBytes)
+          if w % 2 == 1 {
+            (row + rowBytes).update(from: from + y * rowBytes + rowBytes - 4, count: 4)
+          }
+        }
+      }
+    }
+    return (padded, stride)
   }
 }

@@ -84,6 +84,25 @@ public struct BatchFixture {
     return url
   }
 
+  /// An animated lossless WebP with alpha (ffmpeg's `libwebp_anim`,
+  /// `-lossless 1`, BGRA): 12 frames of `testsrc2` at `width`×`height`, an
+  /// opaque disc in a half-transparent ring, transparent corners. The odd
+  /// default size is the case where 4:2:0 JPEG chroma once read past the
+  /// picture (the corpus's 245x245 `animated-lossless-alpha` WebP).
+  @discardableResult
+  public func animatedLosslessWebP(_ name: String, width: Int = 245, height: Int = 245) throws -> URL {
+    let url = dir.appendingPathComponent(name)
+    let r = min(width, height) / 2
+    let alpha = "if(lt(hypot(X-\(width / 2),Y-\(height / 2)),\(r * 4 / 5)),255,if(lt(hypot(X-\(width / 2),Y-\(height / 2)),\(r - 2)),128,0))"
+    let run = try Run.process("ffmpeg", [
+      "-nostdin", "-v", "error", "-y", "-f", "lavfi",
+      "-i", "testsrc2=size=\(width)x\(height):rate=10:duration=1.2,format=rgba,geq=r='r(X,Y)':g='g(X,Y)':b='b(X,Y)':a='\(alpha)'",
+      "-c:v", "libwebp_anim", "-lossless", "1", "-loop", "0", "-pix_fmt", "bgra", url.path,
+    ])
+    guard run.status == 0 else { throw FixtureError.tool("ffmpeg (animated lossless WebP): \(run.stderr)") }
+    return url
+  }
+
   /// The usual two-item job: a generated clip `a.mp4` (item `a`) and a
   /// product PNG `b.png` (item `b`).
   @discardableResult
@@ -108,9 +127,10 @@ public struct BatchFixture {
     return url
   }
 
-  /// The standard 4-item job: two videos (one silent), a PNG and a JPEG.
+  /// The standard 4-item job: two videos (one silent), a PNG and a JPEG;
+  /// `extra` banners are appended.
   @discardableResult
-  public func fourItemJob(file: String = "job.json") throws -> URL {
+  public func fourItemJob(file: String = "job.json", extra: [[String: Any]] = []) throws -> URL {
     try clip("a.mp4", hue: 0)
     try clip("b.mp4", hue: 120, tone: nil)
     try png("c.png")
@@ -120,11 +140,19 @@ public struct BatchFixture {
       ["id": "clip-b", "type": "video", "source": "b.mp4", "cover": "first"],
       ["id": "product", "type": "image", "source": "c.png"],
       ["id": "photo", "type": "image", "source": "d.jpg", "link": "https://example.com/d"],
-    ], file: file)
+    ] + extra, file: file)
   }
 
   /// A job on the library API.
   public func readJob(_ file: String = "job.json") throws -> Job {
     try JobReader().read(contentsOf: dir.appendingPathComponent(file))
+  }
+}
+
+/// A fixture that could not be made.
+public enum FixtureError: Error, CustomStringConvertible {
+  case tool(String)
+  public var description: String {
+    switch self { case .tool(let text): return text }
   }
 }

@@ -177,19 +177,69 @@ struct IncrementalTests {
     #expect(item["autoplay"] as? Bool == false && item["link"] as? String == "https://example.com/x")
   }
 
-  @Test("--jobs 1 and --jobs 2 build byte-identical bundles")
+  @Test("--jobs 1 and --jobs 2 build byte-identical bundles, an animated WebP with alpha and its dark JPEG included")
   func deterministicAcrossJobs() throws {
     let fixture = try BatchFixture("determinism")
     defer { fixture.remove() }
-    let job = try fixture.fourItemJob().path
+    try fixture.animatedLosslessWebP("e.webp")
+    let job = try fixture.fourItemJob(extra: [["id": "sticker", "type": "image", "source": "e.webp"]]).path
     let one = fixture.dir.appendingPathComponent("out1"), two = fixture.dir.appendingPathComponent("out2")
     let r1 = try MarqueeCLI.run(["build", job, "--out", one.path, "--jobs", "1"])
-    let r2 = try MarqueeCLI.run(["build", job, "--out", two.path, "--jobs", "2"])
+    // Freed and fresh heap memory filled with other bytes than the first
+    // build saw: a read of memory nothing wrote shows as a difference.
+    let r2 = try MarqueeCLI.run(["build", job, "--out", two.path, "--jobs", "2"], environment: ["MALLOC_PERTURB_": "85"])
     #expect(r1.status == 0 && r2.status == 0, "\(r1.stderr) \(r2.stderr)")
     let a = try TreeSnapshot.of(one.appendingPathComponent("home"))
     let b = try TreeSnapshot.of(two.appendingPathComponent("home"))
     #expect(a.count > 20)
+    #expect(a.keys.contains { $0.hasPrefix("images/sticker-") && $0.hasSuffix(".dark.jpg") }, "\(a.keys.sorted())")
     #expect(TreeSnapshot.differences(a, b).isEmpty, "differ: \(TreeSnapshot.differences(a, b))")
+  }
+
+  /// The corpus's animated lossless WebP with alpha (245x245, 42 frames),
+  /// when the corpus is there, and a generated one of the same kind.
+  static let animatedAlphaCorpusFile = "image-webp-animated-lossless-alpha-42f.webp"
+
+  @Test("an animated lossless WebP with alpha (odd width) builds to the same bytes every time, its JPEG and dark JPEG included")
+  func animatedAlphaRepeatable() throws {
+    let fixture = try BatchFixture("determinism-animated")
+    defer { fixture.remove() }
+    try fixture.animatedLosslessWebP("generated.webp")
+    var banners: [[String: Any]] = [["id": "generated", "type": "image", "source": "generated.webp"]]
+    if Corpus.isAvailable || Corpus.isRequired {
+      let source = try Corpus.url(Self.animatedAlphaCorpusFile)
+      try FileManager.default.copyItem(at: source, to: fixture.dir.appendingPathComponent(Self.animatedAlphaCorpusFile))
+      banners.append(["id": "c-webp-animated-lossless-alpha-42f", "type": "image", "source": Self.animatedAlphaCorpusFile])
+    }
+    let job = try fixture.job(banners).path
+    // Each build in its own process; glibc fills fresh and freed blocks with
+    // a different byte each time (MALLOC_PERTURB_; the first build: none),
+    // so output made from memory nothing wrote differs between builds.
+    let runs: [(label: String, arguments: [String], environment: [String: String])] = [
+      ("plain", [], [:]),
+      ("perturb-85", ["--jobs", "1"], ["MALLOC_PERTURB_": "85"]),
+      ("perturb-170", ["--jobs", "2"], ["MALLOC_PERTURB_": "170"]),
+      ("rebuild-perturb-255", ["--rebuild"], ["MALLOC_PERTURB_": "255"]),
+    ]
+    var first: [String: Data]?
+    var previousOut: URL?
+    for run in runs {
+      // The last run rebuilds into the previous folder, over its store.
+      let out = run.arguments.contains("--rebuild") ? previousOut! : fixture.dir.appendingPathComponent("out-\(run.label)")
+      previousOut = out
+      let result = try MarqueeCLI.run(["build", job, "--out", out.path] + run.arguments, environment: run.environment)
+      #expect(result.status == 0, "\(run.label): \(result.stderr)")
+      let tree = try TreeSnapshot.of(out.appendingPathComponent("home"))
+      let darkJPEGs = tree.keys.filter { $0.hasSuffix(".dark.jpg") }
+      #expect(darkJPEGs.count >= banners.count, "\(run.label): \(tree.keys.sorted())")
+      guard let first else {
+        first = tree
+        continue
+      }
+      // One line per differing file: sizes, digests and the first differing offset.
+      let differences = TreeSnapshot.differences(first, tree)
+      #expect(differences.isEmpty, "\(run.label) differs from the first build: \(differences)")
+    }
   }
 
   @Test("--rebuild encodes everything again, to the same bytes and URLs")
