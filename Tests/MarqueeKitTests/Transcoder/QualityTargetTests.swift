@@ -117,6 +117,19 @@ struct QualityTargetTests {
     return files
   }
 
+  /// The options SEI's thread fields of a stream (`RateControlTests.x264Options`).
+  static func threadSettings(_ options: [String: String]) -> [String: String] {
+    options.filter { ["threads", "lookahead_threads", "sliced_threads"].contains($0.key) }
+  }
+
+  /// What libx264 writes for every rendition of the first encode
+  /// (`VideoBannerBuilder.defaultEncoderThreads`: one thread, so one
+  /// lookahead thread and no slices) and for a correction
+  /// (`EncoderEffort.correctionThreads` slice threads, libx264's lookahead
+  /// threads then as many).
+  static let firstEncodeThreads = ["threads": "1", "lookahead_threads": "1", "sliced_threads": "0"]
+  static let correctionThreads = ["threads": "2", "lookahead_threads": "2", "sliced_threads": "1"]
+
   @Test("a top rendition short of the target is encoded again at a lower CRF until ffmpeg's ssim filter finds it at the target; the lower rendition keeps its CRF")
   func shortTopRenditionIsCorrected() throws {
     let dir = try Self.tempDir()
@@ -144,9 +157,15 @@ struct QualityTargetTests {
     #expect(abs(measured - last.ssim) < 0.0005, "ffmpeg \(measured), Marquee's meter \(last.ssim)")
     // The stream's x264 options: the top rendition at the last trial's CRF,
     // the lower one at its own (23 less one point per halving below 640x360).
-    let topCRF = try #require(RateControlTests.x264Options(top)["crf"].flatMap(Double.init))
+    let topOptions = try RateControlTests.x264Options(top)
+    let topCRF = try #require(topOptions["crf"].flatMap(Double.init))
     #expect(abs(topCRF - last.crf) < 0.001, "top rendition at crf \(topCRF), last trial \(last.crf)")
     let lowerOptions = try RateControlTests.x264Options(lower)
+    // The thread settings that reach the bitstream, as libx264 wrote them
+    // (README, "libx264's threads reach the bitstream"): the correction's
+    // fixed slice threads, the first encode's one thread.
+    #expect(Self.threadSettings(topOptions) == Self.correctionThreads, "\(topOptions)")
+    #expect(Self.threadSettings(lowerOptions) == Self.firstEncodeThreads, "\(lowerOptions)")
     let lowerCRF = try #require(lowerOptions["crf"].flatMap(Double.init))
     let lowerSize = try #require(try FFprobe.report(lower).video)
     let wanted = 23 - log2(640 * 360 / Double((lowerSize.width ?? 1) * (lowerSize.height ?? 1)))
@@ -213,8 +232,11 @@ struct QualityTargetTests {
     #expect(built.qualityCorrections.isEmpty)
     let top = try #require(try Self.variants(in: dir)["320x180"])
     // The published top rendition is the first encode, at its CRF.
-    let topCRF = try #require(RateControlTests.x264Options(top)["crf"].flatMap(Double.init))
+    let topOptions = try RateControlTests.x264Options(top)
+    let topCRF = try #require(topOptions["crf"].flatMap(Double.init))
     #expect(abs(topCRF - (trials.first?.crf ?? 0)) < 0.001, "published at crf \(topCRF)")
+    // ... with the first encode's one thread (a correction writes its slice threads).
+    #expect(Self.threadSettings(topOptions) == Self.firstEncodeThreads, "\(topOptions)")
     let bits = Double(try Oracle.videoPacketSizes(top).reduce(0) { $0 + $1.bytes } * 8) / 2
     #expect(bits >= QualityTarget.heldToCapShare * 365_000 * 0.99, "the grain averaged \(Int(bits)) bit/s")
   }
