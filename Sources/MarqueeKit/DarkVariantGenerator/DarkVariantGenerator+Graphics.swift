@@ -112,6 +112,21 @@ extension DarkVariantGenerator {
     /// lighter: a white card on a grey page. An off-white product on white
     /// (250, 250, 247 on 255: 0.017 below) is darker than that.
     static let panelLightness = 0.005
+    /// A part is a light fill, a panel whatever it holds, when its most
+    /// common colour is at least this OKLab lightness (about sRGB
+    /// `#CFCFCF`; a `#D8D8D8` or `#F2F2F2` tile, a `#E9E9EB` chat bubble, a
+    /// peach or mint category tile) and darker than the ground by more than
+    /// ``panelLightness``, under ``brandChroma``, covers at least
+    /// ``lightFillShare`` of the part, and the part is flat (fewer than
+    /// ``shadedLevels`` smooth levels) or a near rectangle (``insetFill``:
+    /// a tile holding a product photo), and it holds something: at least
+    /// ``minLabelPixels`` more than ``groundNoise`` levels off its fill (a
+    /// label, an icon, a photo). A shaded product spreads over many colours
+    /// and is not a rectangle, an off-white product with a soft edge holds
+    /// nothing; a card is its fill plus its text.
+    static let lightFillLightness = 0.85
+    /// See ``lightFillLightness``.
+    static let lightFillShare = 0.5
   }
 }
 
@@ -294,7 +309,7 @@ extension DarkVariantGenerator {
         let ink = Self.dominantColour(of: members, pixels: p, counts: &colours)
         let (smooth, levels) = Self.smoothLevels(of: members, pixels: p, width: w, height: h, ground: ground,
                                                  ink: RGB8(r: ink.r, g: ink.g, b: ink.b), histogram: &histogram)
-        let isPhotograph = smooth >= GraphicsTuning.minPhotoPixels && levels >= GraphicsTuning.photoLevels
+        var isPhotograph = smooth >= GraphicsTuning.minPhotoPixels && levels >= GraphicsTuning.photoLevels
         // Its core: the pixels clearly off the ground. A JPEG's ringing and
         // chroma bleeding join a halo to every letter, which fills the gaps
         // of a line of text; the halo is ground, not shape. A part that is
@@ -313,6 +328,25 @@ extension DarkVariantGenerator {
         let compact = fill >= GraphicsTuning.productFill
           || (fill >= GraphicsTuning.shadedProductFill && levels >= GraphicsTuning.shadedLevels)
         var isSolidShape = Double(n) >= GraphicsTuning.productArea * Double(w * h) && compact
+        // A light fill a little darker than the page (a light grey or pastel
+        // tile, a chat bubble, a zebra row, an icon's circle on a white
+        // page) is a panel, whatever it holds: its text is inverted with it,
+        // and a photo in it (a product picture in a tile) is kept.
+        let fillColour = OKLab(r: ink.r, g: ink.g, b: ink.b)
+        if fillColour.chroma < GraphicsTuning.brandChroma && fillColour.l >= GraphicsTuning.lightFillLightness
+          && fillColour.l < groundL - GraphicsTuning.panelLightness && ink.share >= GraphicsTuning.lightFillShare
+          && (levels < GraphicsTuning.shadedLevels || fill >= GraphicsTuning.insetFill) {
+          var content = 0
+          for idx in members where content < GraphicsTuning.minLabelPixels {
+            let i = idx * 4
+            if abs(Int(p[i]) - Int(ink.r)) > noise || abs(Int(p[i + 1]) - Int(ink.g)) > noise
+              || abs(Int(p[i + 2]) - Int(ink.b)) > noise { content += 1 }
+          }
+          if content >= GraphicsTuning.minLabelPixels {
+            isPhotograph = false
+            isSolidShape = false
+          }
+        }
         if isSolidShape && !isPhotograph {
           // A light panel (a card as light as its page or lighter) is
           // graphics: judged by its most common colour, not its text.
@@ -701,11 +735,12 @@ extension DarkVariantGenerator {
   }
 
   /// A region's most common colour: the 5-bit-per-channel bin holding most
-  /// of its pixels, as the exact mean of the pixels in that bin.
+  /// of its pixels, as the exact mean of the pixels in that bin, and the
+  /// share of the region's pixels in that bin (0–1).
   ///
   /// - Parameter counts: scratch space, 32768 zeros (left zero).
   static func dominantColour(of region: [Int], pixels p: UnsafeBufferPointer<UInt8>, counts: inout [Int32])
-    -> (r: UInt8, g: UInt8, b: UInt8)
+    -> (r: UInt8, g: UInt8, b: UInt8, share: Double)
   {
     @inline(__always) func bin(_ i: Int) -> Int { Int(p[i] >> 3) << 10 | Int(p[i + 1] >> 3) << 5 | Int(p[i + 2] >> 3) }
     // `counts` is all zero on entry and left so: only the bins touched are
@@ -726,7 +761,7 @@ extension DarkVariantGenerator {
       n += 1
     }
     let d = max(n, 1)
-    return (UInt8(sum.0 / d), UInt8(sum.1 / d), UInt8(sum.2 / d))
+    return (UInt8(sum.0 / d), UInt8(sum.1 / d), UInt8(sum.2 / d), Double(n) / Double(max(region.count, 1)))
   }
 
 }

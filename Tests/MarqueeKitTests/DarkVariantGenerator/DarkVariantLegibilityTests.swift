@@ -252,6 +252,29 @@ struct DarkVariantLegibilityTests {
                       TextLayer(text: "Join the club", size: 84, colour: "0x222222", x: 190, y: 190),
                       TextLayer(text: "Members save 10 percent", size: 44, colour: "0x555555", x: 190, y: 330),
                     ]),
+    // Product tiles: three light grey (#F2F2F2) tiles with prices on a
+    // white page, a shaded red product in the first.
+    GeneratedBanner(id: "tiles", ground: "color=white:s=1170x658,drawbox=x=40:y=110:w=340:h=500:color=0xF2F2F2:t=fill,drawbox=x=415:y=110:w=340:h=500:color=0xF2F2F2:t=fill,drawbox=x=790:y=110:w=340:h=500:color=0xF2F2F2:t=fill,format=rgb24,geq=r='if(lt(hypot(X-210\\,Y-250)\\,90)\\,230-90*hypot(X-180\\,Y-220)/130\\,r(X\\,Y))':g='if(lt(hypot(X-210\\,Y-250)\\,90)\\,70-40*hypot(X-180\\,Y-220)/130\\,g(X\\,Y))':b='if(lt(hypot(X-210\\,Y-250)\\,90)\\,50-20*hypot(X-180\\,Y-220)/130\\,b(X\\,Y))'",
+                    layers: [
+                      TextLayer(text: "Trending now", size: 44, colour: "0x111111", x: 40, y: 40),
+                      TextLayer(text: "$24.99", size: 40, colour: "0x111111", x: 70, y: 520),
+                      TextLayer(text: "$89.00", size: 40, colour: "0x111111", x: 445, y: 520),
+                      TextLayer(text: "$59.50", size: 40, colour: "0x111111", x: 820, y: 520),
+                    ]),
+    // Pastel category tiles (peach, mint, blue) with dark labels.
+    GeneratedBanner(id: "pasteltiles", ground: "color=white:s=1170x658,drawbox=x=60:y=120:w=320:h=420:color=0xFFE5D6:t=fill,drawbox=x=425:y=120:w=320:h=420:color=0xDFF5E8:t=fill,drawbox=x=790:y=120:w=320:h=420:color=0xE3ECFF:t=fill",
+                    layers: [
+                      TextLayer(text: "Fruit", size: 50, colour: "0x111111", x: 100, y: 440),
+                      TextLayer(text: "Veg", size: 50, colour: "0x111111", x: 465, y: 440),
+                      TextLayer(text: "Dairy", size: 50, colour: "0x111111", x: 830, y: 440),
+                    ]),
+    // A chat screen: grey (#E9E9EB) incoming bubbles, a blue outgoing one.
+    GeneratedBanner(id: "chat", ground: "color=white:s=1170x658,drawbox=x=40:y=100:w=600:h=110:color=0xE9E9EB:t=fill,drawbox=x=500:y=260:w=630:h=110:color=0x0A84FF:t=fill,drawbox=x=40:y=420:w=500:h=110:color=0xE9E9EB:t=fill",
+                    layers: [
+                      TextLayer(text: "Where is my order?", size: 40, colour: "0x111111", x: 70, y: 135),
+                      TextLayer(text: "It ships today", size: 40, colour: "white", x: 530, y: 295),
+                      TextLayer(text: "Great, thanks", size: 40, colour: "0x111111", x: 70, y: 455),
+                    ]),
     // A radial vignette: white in the middle, light grey at the corners
     // (the ring alone calls it a flat light ground whose middle is none).
     GeneratedBanner(id: "vignette", ground: "color=white:s=1170x658,format=rgb24,geq=r='255-40*hypot(X-W/2\\,Y-H/2)/hypot(W/2\\,H/2)':g='255-40*hypot(X-W/2\\,Y-H/2)/hypot(W/2\\,H/2)':b='255-34*hypot(X-W/2\\,Y-H/2)/hypot(W/2\\,H/2)'",
@@ -544,6 +567,42 @@ struct DarkVariantLegibilityTests {
       #expect(spread <= 6, "pinkcard: the card at \(box) is \(c.r), \(c.g), \(c.b)")
       #expect(c.luma < 60, "pinkcard: the card at \(box) is luma \(c.luma)")
     }
+  }
+
+  @Test("light grey and pastel tiles and grey chat bubbles on a white page turn into dark panels with light text, never dimmed light slabs")
+  func lightFillsBecomeDarkPanels() throws {
+    let b = try Self.built.get()
+    func rgb(_ image: RGBAImage, _ x: Int, _ y: Int) -> (r: Double, g: Double, b: Double, luma: Double) {
+      let (px, py) = (x * image.width / 1170, y * image.height / 658)
+      let i = (py * image.width + px) * 4
+      let (r, g, bl) = (Double(image.pixels[i]), Double(image.pixels[i + 1]), Double(image.pixels[i + 2]))
+      return (r, g, bl, 0.2126 * r + 0.7152 * g + 0.0722 * bl)
+    }
+    // Points inside each fill, away from its text (given at 1170 px).
+    let fills: [(String, [(Int, Int)])] = [
+      ("tiles", [(330, 400), (700, 200), (1080, 400)]),
+      ("pasteltiles", [(300, 200), (680, 200), (1050, 200)]),
+      ("chat", [(600, 190), (500, 500)]),
+    ]
+    for (id, points) in fills {
+      let light = try b.picture(id, "url"), dark = try b.picture(id, "dark_url")
+      for (x, y) in points {
+        #expect(rgb(light, x, y).luma > 200, "\(id): \(x), \(y) is not in a light fill of the light picture")
+        #expect(rgb(dark, x, y).luma < 70, "\(id): the fill at \(x), \(y) is luma \(rgb(dark, x, y).luma): a light slab")
+      }
+      // Dark text on the fills turns lighter than its fill.
+      for (n, layer) in Self.banners.first(where: { $0.id == id })!.layers.enumerated() where layer.colour == "0x111111" {
+        var mask = try FFmpegOracle.decode(b.fixture.dir.appendingPathComponent("\(id)-mask\(n).png"))
+        if mask.width != dark.width { mask = try ImageResampler.resize(mask, width: dark.width, height: dark.height) }
+        let onFill = InkOnGround(dark, mask: mask)
+        #expect(onFill.ink > onFill.ground, "\(id) '\(layer.text)': the text (\(onFill.ink)) is darker than its fill (\(onFill.ground))")
+      }
+    }
+    // The shaded red product in a tile keeps its colour; the blue bubble
+    // stays blue.
+    let tiles = try b.picture("tiles", "dark_url"), chat = try b.picture("chat", "dark_url")
+    #expect(rgb(tiles, 190, 230).r > rgb(tiles, 190, 230).g + 60, "tiles: the product is \(rgb(tiles, 190, 230))")
+    #expect(rgb(chat, 1100, 350).b > rgb(chat, 1100, 350).r + 60, "chat: the outgoing bubble is \(rgb(chat, 1100, 350))")
   }
 
   @Test("a product shot on its own white square turns dark around the product; a shaded product keeps its shading")
