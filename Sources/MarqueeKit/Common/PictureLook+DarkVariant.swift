@@ -142,7 +142,11 @@ extension PictureLook {
   }
 
   /// Measures the legibility rule on two pictures of the same working size.
-  static func legibility(light: ShownPicture, dark: ShownPicture) -> LegibilityReport {
+  ///
+  /// - Parameter lightSoftShade: `softShade(of: light)` when the caller has
+  ///   it (the generator judges several candidates against one light
+  ///   picture); read here otherwise.
+  static func legibility(light: ShownPicture, dark: ShownPicture, lightSoftShade: [Bool]?? = nil) -> LegibilityReport {
     precondition(light.width == dark.width && light.height == dark.height, "legibility: sizes differ")
     let w = light.width, h = light.height
     let side = max(8, min(w, h) / legibilityTileDivisor)
@@ -162,7 +166,7 @@ extension PictureLook {
     var lightContrasts: [Float] = []
     var candidate = [Bool](repeating: false, count: side * side)
     var darkContrasts: [Float] = []
-    let soft = softShade(of: light)
+    let soft = lightSoftShade ?? softShade(of: light)
     for ty in 0..<tilesY {
       for tx in 0..<tilesX {
         let x0 = tx * side, y0 = ty * side
@@ -321,26 +325,43 @@ extension PictureLook {
   /// Every other opaque pixel may be shade.
   static func softShade(of picture: ShownPicture) -> [Bool]? {
     let w = picture.width, h = picture.height
+    guard w > 0, h > 0 else { return nil }
     var input = [Int16](repeating: SoftShadeInput.excluded, count: w * h)
+    // The 3x3 range from running minima and maxima: three across each
+    // row, then three down.
+    var rowMin = [UInt8](repeating: 0, count: w * h)
+    var rowMax = [UInt8](repeating: 0, count: w * h)
     picture.luma.withUnsafeBufferPointer { luma in
-      for y in 0..<h {
-        for x in 0..<w {
-          let o = y * w + x
-          guard picture.opaque[o] else { continue }
-          let l = Int(luma[o])
-          var isGround = l >= lightGroundLuma
-          if isGround {
-            var lo = l, hi = l
-            for ny in max(0, y - 1)...min(h - 1, y + 1) {
-              for nx in max(0, x - 1)...min(w - 1, x + 1) {
-                let v = Int(luma[ny * w + nx])
-                lo = min(lo, v)
-                hi = max(hi, v)
+      rowMin.withUnsafeMutableBufferPointer { lo in
+        rowMax.withUnsafeMutableBufferPointer { hi in
+          for y in 0..<h {
+            let base = y * w
+            for x in 0..<w {
+              let a = luma[base + max(0, x - 1)], b = luma[base + x], c = luma[base + min(w - 1, x + 1)]
+              lo[base + x] = min(a, b, c)
+              hi[base + x] = max(a, b, c)
+            }
+          }
+          let light = UInt8(lightGroundLuma), range = UInt8(softGroundRange)
+          picture.opaque.withUnsafeBufferPointer { opaque in
+            input.withUnsafeMutableBufferPointer { out in
+              for y in 0..<h {
+                let up = max(0, y - 1) * w, row = y * w, down = min(h - 1, y + 1) * w
+                for x in 0..<w where opaque[row + x] {
+                  let l = luma[row + x]
+                  if l >= light {
+                    let least = min(lo[up + x], lo[row + x], lo[down + x])
+                    let most = max(hi[up + x], hi[row + x], hi[down + x])
+                    if most - least <= range {
+                      out[row + x] = SoftShadeInput.ground(Int(l))
+                      continue
+                    }
+                  }
+                  out[row + x] = Int16(l)
+                }
               }
             }
-            isGround = hi - lo <= softGroundRange
           }
-          input[o] = isGround ? SoftShadeInput.ground(l) : Int16(l)
         }
       }
     }
@@ -501,7 +522,8 @@ extension PictureLook {
   /// caller has it (the generator's darker-as-shown pass made it).
   static func judgeDarkVariant(light: RGBAImage, dark: RGBAImage, surfaces: Surfaces,
                                isPhotograph: Bool, shownLight known: ShownPicture?,
-                               shownDark knownDark: ShownPicture? = nil) -> DarkVariantJudgement {
+                               shownDark knownDark: ShownPicture? = nil,
+                               lightSoftShade: [Bool]?? = nil) -> DarkVariantJudgement {
     guard light.width == dark.width, light.height == dark.height else {
       return DarkVariantJudgement(legibility: LegibilityReport(), glareShare: glareShare(dark, on: surfaces.dark),
                                   correlation: 1, isPhotograph: isPhotograph,
@@ -512,7 +534,8 @@ extension PictureLook {
     let shownLight = known ?? ShownPicture(light, on: surfaces.light)
     let shownDark = knownDark ?? ShownPicture(dark, on: surfaces.dark)
     return DarkVariantJudgement(
-      legibility: legibility(light: shownLight, dark: shownDark), glareShare: shownDark.glareShare,
+      legibility: legibility(light: shownLight, dark: shownDark, lightSoftShade: lightSoftShade),
+      glareShare: shownDark.glareShare,
       correlation: isPhotograph ? lumaCorrelation(light: shownLight, dark: shownDark) : 1,
       isPhotograph: isPhotograph, isDarker: isDarker(shownDark: shownDark.meanLuma, shownLight: shownLight.meanLuma))
   }

@@ -65,78 +65,95 @@ extension PictureLook {
   static func softShade(_ input: [Int16], width w: Int, height h: Int, scale: Int) -> [Bool]? {
     let n = w * h
     precondition(input.count == n, "softShade: size")
-    // Distance along smooth paths from the ground, breadth first, and the
-    // ground luma each path started at.
+    // Distance along smooth paths from the ground (breadth first), with
+    // the ground luma each path started at; 0 for pixels not reached.
     var distance = [Int32](repeating: 0, count: n)
     var origin = [Int16](repeating: 0, count: n)
     var frontier: [Int] = []
+    var next: [Int] = []
+    let base = softStepBase, perDepth = softStepPerDepth, floor = softShadeMinFraction
     @inline(__always) func smooth(_ from: Int16, _ to: Int16, origin: Int16) -> Bool {
       let depth = Double(abs(Int(to) - Int(origin)))
-      return Double(to) >= softShadeMinFraction * Double(origin)
-        && Double(abs(Int(to) - Int(from))) <= max(softStepBase, softStepPerDepth * depth)
+      return Double(to) >= floor * Double(origin) && Double(abs(Int(to) - Int(from))) <= max(base, perDepth * depth)
     }
-    for idx in 0..<n where input[idx] < 0 && input[idx] != SoftShadeInput.excluded {
-      let g = Int16(-1 - Int(input[idx]))
-      let x = idx % w
-      @inline(__always) func seed(_ q: Int) {
-        let l = input[q]
-        guard l >= 0, distance[q] == 0, smooth(g, l, origin: g) else { return }
-        distance[q] = 1
-        origin[q] = g
-        frontier.append(q)
-      }
-      if x > 0 { seed(idx - 1) }
-      if x < w - 1 { seed(idx + 1) }
-      if idx >= w { seed(idx - w) }
-      if idx + w < n { seed(idx + w) }
-    }
-    var d: Int32 = 1
-    while !frontier.isEmpty {
-      d += 1
-      var next: [Int] = []
-      for idx in frontier {
-        let x = idx % w, from = input[idx], o = origin[idx]
-        @inline(__always) func step(_ q: Int) {
-          let l = input[q]
-          guard l >= 0, distance[q] == 0, smooth(from, l, origin: o) else { return }
-          distance[q] = d
-          origin[q] = o
-          next.append(q)
+    input.withUnsafeBufferPointer { input in
+      distance.withUnsafeMutableBufferPointer { distance in
+        origin.withUnsafeMutableBufferPointer { origin in
+          // Seeds: candidates beside a ground pixel they step smoothly from
+          // (left, right, up, down: the first that does).
+          @inline(__always) func groundLuma(_ q: Int) -> Int16? {
+            let v = input[q]
+            return v < 0 && v != SoftShadeInput.excluded ? Int16(-1 - Int(v)) : nil
+          }
+          for idx in 0..<n where input[idx] >= 0 {
+            let x = idx % w, l = input[idx]
+            var from: Int16?
+            if x > 0, let g = groundLuma(idx - 1), smooth(g, l, origin: g) { from = g }
+            else if x < w - 1, let g = groundLuma(idx + 1), smooth(g, l, origin: g) { from = g }
+            else if idx >= w, let g = groundLuma(idx - w), smooth(g, l, origin: g) { from = g }
+            else if idx + w < n, let g = groundLuma(idx + w), smooth(g, l, origin: g) { from = g }
+            guard let g = from else { continue }
+            distance[idx] = 1
+            origin[idx] = g
+            frontier.append(idx)
+          }
+          var d: Int32 = 1
+          while !frontier.isEmpty {
+            d += 1
+            next.removeAll(keepingCapacity: true)
+            for idx in frontier {
+              let x = idx % w, from = input[idx], o = origin[idx]
+              @inline(__always) func step(_ q: Int) {
+                let l = input[q]
+                guard l >= 0, distance[q] == 0, smooth(from, l, origin: o) else { return }
+                distance[q] = d
+                origin[q] = o
+                next.append(q)
+              }
+              if x > 0 { step(idx - 1) }
+              if x < w - 1 { step(idx + 1) }
+              if idx >= w { step(idx - w) }
+              if idx + w < n { step(idx + w) }
+            }
+            swap(&frontier, &next)
+          }
         }
-        if x > 0 { step(idx - 1) }
-        if x < w - 1 { step(idx + 1) }
-        if idx >= w { step(idx - w) }
-        if idx + w < n { step(idx + w) }
       }
-      frontier = next
     }
     // Connected sets of reached pixels, kept when thick enough.
     let thickness = Int32(softShadeThickness * max(1, scale))
-    var shade: [Bool]?
+    var shade = [Bool](repeating: false, count: n)
+    var any = false
     var seen = [Bool](repeating: false, count: n)
     var members: [Int] = []
     var stack: [Int] = []
-    for start in 0..<n where distance[start] > 0 && !seen[start] {
-      members.removeAll(keepingCapacity: true)
-      seen[start] = true
-      stack.append(start)
-      var deepest: Int32 = 0
-      while let idx = stack.popLast() {
-        members.append(idx)
-        deepest = max(deepest, distance[idx])
-        let x = idx % w
-        @inline(__always) func visit(_ q: Int) {
-          if distance[q] > 0 && !seen[q] { seen[q] = true; stack.append(q) }
+    distance.withUnsafeBufferPointer { distance in
+      seen.withUnsafeMutableBufferPointer { seen in
+        shade.withUnsafeMutableBufferPointer { shade in
+          for start in 0..<n where distance[start] > 0 && !seen[start] {
+            members.removeAll(keepingCapacity: true)
+            seen[start] = true
+            stack.append(start)
+            var deepest: Int32 = 0
+            while let idx = stack.popLast() {
+              members.append(idx)
+              deepest = max(deepest, distance[idx])
+              let x = idx % w
+              @inline(__always) func visit(_ q: Int) {
+                if distance[q] > 0 && !seen[q] { seen[q] = true; stack.append(q) }
+              }
+              if x > 0 { visit(idx - 1) }
+              if x < w - 1 { visit(idx + 1) }
+              if idx >= w { visit(idx - w) }
+              if idx + w < n { visit(idx + w) }
+            }
+            guard deepest >= thickness else { continue }
+            any = true
+            for idx in members { shade[idx] = true }
+          }
         }
-        if x > 0 { visit(idx - 1) }
-        if x < w - 1 { visit(idx + 1) }
-        if idx >= w { visit(idx - w) }
-        if idx + w < n { visit(idx + w) }
       }
-      guard deepest >= thickness else { continue }
-      if shade == nil { shade = [Bool](repeating: false, count: n) }
-      for idx in members { shade![idx] = true }
     }
-    return shade
+    return any ? shade : nil
   }
 }

@@ -38,17 +38,18 @@ extension DarkVariantGenerator {
     var input = [Int16](repeating: PictureLook.SoftShadeInput.excluded, count: w * h)
     for idx in 0..<(w * h) where !keep[idx] {
       let i = idx * 4
-      let y = Luma.exact(Double(pixels[i]), Double(pixels[i + 1]), Double(pixels[i + 2]))
+      let luma = Luma.integer(pixels[i], pixels[i + 1], pixels[i + 2])
       if isGround[idx] {
-        input[idx] = PictureLook.SoftShadeInput.ground(Int(y.rounded()))
+        input[idx] = PictureLook.SoftShadeInput.ground(luma)
         continue
       }
+      let y = Double(luma)
       guard y <= groundLuma + 1 else { continue }
       let ratio = y / groundLuma
       let allowed = ShadowTuning.chromaBase + ShadowTuning.chromaPerDepth * (groundLuma - y)
       guard abs(Double(pixels[i]) - g.0 * ratio) <= allowed, abs(Double(pixels[i + 1]) - g.1 * ratio) <= allowed,
             abs(Double(pixels[i + 2]) - g.2 * ratio) <= allowed else { continue }
-      input[idx] = Int16(y.rounded())
+      input[idx] = Int16(luma)
     }
     guard let shade = PictureLook.softShade(input, width: w, height: h, scale: ShadowTuning.scale(width: w, height: h))
     else { return nil }

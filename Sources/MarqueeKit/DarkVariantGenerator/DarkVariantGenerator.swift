@@ -138,13 +138,16 @@ public struct DarkVariantGenerator: Sendable {
     var best: (variant: DarkVariant, shortfall: Double)?
     let shownLight = ShownPicture(image, on: surfaces.light)
     let meanBefore = Luma.mean(of: image)
+    // The light picture's soft shade, read once for every judgement.
+    var lightSoftShade: [Bool]??
     for method in methods(for: analysis) {
       var shownDark: ShownPicture?
       var variant = apply(method, to: work, analysis: analysis, shownLightMean: shownLight.meanLuma, meanLumaBefore: meanBefore,
                           shownDark: &shownDark)
+      if lightSoftShade == nil { lightSoftShade = .some(PictureLook.softShade(of: shownLight)) }
       let judgement = PictureLook.judgeDarkVariant(
         light: image, dark: variant.image, surfaces: surfaces, isPhotograph: analysis.kind == .photograph,
-        shownLight: shownLight, shownDark: shownDark)
+        shownLight: shownLight, shownDark: shownDark, lightSoftShade: lightSoftShade)
       if judgement.passes { return variant }
       variant.problems = judgement.problems
       if let kept = best, kept.shortfall <= judgement.shortfall { continue }
