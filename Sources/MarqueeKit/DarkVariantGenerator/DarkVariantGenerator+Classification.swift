@@ -107,6 +107,95 @@ extension DarkVariantGenerator {
   }
 }
 
+extension DarkVariantGenerator {
+  /// Constants of ``flatGraphicGround(of:)``.
+  enum FlatGraphicTuning {
+    /// A pixel is flat when its 3x3 neighbourhood spans at most this many
+    /// luma levels (`PictureLook.softGroundRange`: paper, a card, a
+    /// rendered gradient; never a photograph's sensor noise or texture).
+    static let flatRange = PictureLook.softGroundRange
+    /// A flat pixel counts as light from this luma: pastel fills and the
+    /// pale end of a sky-blue gradient (`#5DADE2` is 160).
+    static let lightLuma = 160
+    /// A picture is a flat graphic when at least this share of its pixels
+    /// are flat and light. Rendered banners measure 0.80–0.98 (a product
+    /// grid, a pastel map, a zebra table, a gradient sky with text); the
+    /// corpus photographs 0.00–0.28 (a phone photo with a bright sky).
+    static let minShare = 0.6
+    /// Pixels between samples, both ways: the share and the ground's colour
+    /// are read on every second pixel of every second row.
+    static let sampleStep = 2
+  }
+
+  /// The ground of a flat graphic that the border ring did not recognise:
+  /// a table whose zebra rows reach the edges, a pastel map. Such a picture is drawn, not photographed:
+  /// most of it is flat light fills (``FlatGraphicTuning``), and a viewer
+  /// reads it as text and shapes on light fills, which dark mode inverts,
+  /// never as a photo to dim into a grey slab.
+  ///
+  /// - Parameter image: An opaque picture the ring called a photograph.
+  /// - Returns: An analysis of kind `.lightBackground` whose ground is the
+  ///   most common flat light colour (luma over 200, the classifier's light
+  ///   bound; quantised to 16 levels a channel, then the per-channel median
+  ///   within that bin), or `nil` when the picture is not a flat graphic or
+  ///   that ground covers less than a quarter of it (the classifier's
+  ///   `minBackgroundCoverage`: a band of a sky gradient is no ground).
+  func flatGraphicGround(of image: RGBAImage, ring analysis: Analysis) -> Analysis? {
+    typealias T = FlatGraphicTuning
+    let w = image.width, h = image.height
+    guard w >= 3, h >= 3 else { return nil }
+    var luma = [UInt8](repeating: 0, count: w * h)
+    var bins = [Int](repeating: 0, count: 4096)
+    var sampled = 0, flatLight = 0
+    image.pixels.withUnsafeBufferPointer { p in
+      luma.withUnsafeMutableBufferPointer { y in
+        for i in 0..<(w * h) { y[i] = UInt8(Luma.integer(p[4 * i], p[4 * i + 1], p[4 * i + 2])) }
+        for row in stride(from: 1, to: h - 1, by: T.sampleStep) {
+          for x in stride(from: 1, to: w - 1, by: T.sampleStep) {
+            let i = row * w + x
+            sampled += 1
+            guard p[4 * i + 3] >= ClassifierThresholds.opaqueAlpha, Int(y[i]) >= T.lightLuma else { continue }
+            var lo = y[i], hi = y[i]
+            for q in [i - w - 1, i - w, i - w + 1, i - 1, i + 1, i + w - 1, i + w, i + w + 1] {
+              lo = min(lo, y[q]); hi = max(hi, y[q])
+            }
+            guard Int(hi) - Int(lo) <= T.flatRange else { continue }
+            flatLight += 1
+            if Int(y[i]) > ClassifierThresholds.lightBackgroundLuma {
+              bins[(Int(p[4 * i]) >> 4) << 8 | (Int(p[4 * i + 1]) >> 4) << 4 | Int(p[4 * i + 2]) >> 4] += 1
+            }
+          }
+        }
+      }
+    }
+    guard sampled > 0, Double(flatLight) >= T.minShare * Double(sampled),
+      let top = bins.indices.max(by: { bins[$0] < bins[$1] }), bins[top] > 0
+    else { return nil }
+    // The ground: the per-channel median of the light pixels in that bin.
+    var census = (r: [Int](repeating: 0, count: 256), g: [Int](repeating: 0, count: 256), b: [Int](repeating: 0, count: 256))
+    var inBin = 0
+    image.pixels.withUnsafeBufferPointer { p in
+      for i in stride(from: 0, to: w * h * 4, by: 4)
+      where (Int(p[i]) >> 4) << 8 | (Int(p[i + 1]) >> 4) << 4 | Int(p[i + 2]) >> 4 == top {
+        census.r[Int(p[i])] += 1; census.g[Int(p[i + 1])] += 1; census.b[Int(p[i + 2])] += 1
+        inBin += 1
+      }
+    }
+    let ground = RGB8(r: histogramMedian(census.r, count: inBin), g: histogramMedian(census.g, count: inBin),
+                      b: histogramMedian(census.b, count: inBin))
+    var flat = analysis
+    flat.kind = .lightBackground
+    flat.background = ground
+    flat.backgroundSpread = T.flatRange
+    flat.backgroundCoverage = image.pixels.withUnsafeBufferPointer {
+      BackdropColour(colour: ground).coverage($0, pixels: w * h)
+    }
+    // A ground that is a narrow band of a gradient (a sky) is no ground to
+    // recolour: the picture stays a photograph, dimmed whole.
+    return flat.backgroundCoverage >= ClassifierThresholds.minBackgroundCoverage ? flat : nil
+  }
+}
+
 /// The border ring the classifier reads (`ClassifierThresholds.ringFraction`
 /// of each side, at least one pixel), pass by pass over RGBA bytes.
 private struct BorderRing {

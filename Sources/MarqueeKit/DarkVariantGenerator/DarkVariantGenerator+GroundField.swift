@@ -331,14 +331,26 @@ extension DarkVariantGenerator {
   /// ground, the flattened form. The ring alone may call such a picture a
   /// photograph (a gradient's ends differ) or a light ground whose bright
   /// centre is no ground (a vignette): either way the flattened picture is
-  /// the one whose ground is one colour.
+  /// the one whose ground is one colour. An opaque picture the ring calls a
+  /// photograph that is a flat graphic (``flatGraphicGround(of:ring:)``)
+  /// is worked on as it is, as a light ground.
   func prepared(_ image: RGBAImage) -> (image: RGBAImage, analysis: Analysis) {
     let analysis = analyze(image)
-    guard analysis.kind != .transparent, let field = groundField(of: image) else { return (image, analysis) }
-    let flat = field.flattened(image)
-    var flatAnalysis = analyze(flat)
-    guard flatAnalysis.kind == .lightBackground else { return (image, analysis) }
-    flatAnalysis.backgroundSpread = max(flatAnalysis.backgroundSpread, GroundFieldTuning.flattenedSpread)
-    return (flat, flatAnalysis)
+    guard analysis.kind != .transparent else { return (image, analysis) }
+    if let field = groundField(of: image) {
+      let flat = field.flattened(image)
+      var flatAnalysis = analyze(flat)
+      if flatAnalysis.kind == .lightBackground {
+        flatAnalysis.backgroundSpread = max(flatAnalysis.backgroundSpread, GroundFieldTuning.flattenedSpread)
+        return (flat, flatAnalysis)
+      }
+    }
+    // A photo beside or above a light panel (a split layout, a caption
+    // bar) stays a photograph: its panel is its ground, and the photo is
+    // dimmed (`lightPanel(in:)`).
+    if analysis.kind == .photograph, let graphic = flatGraphicGround(of: image, ring: analysis), lightPanel(in: image) == nil {
+      return (image, graphic)
+    }
+    return (image, analysis)
   }
 }

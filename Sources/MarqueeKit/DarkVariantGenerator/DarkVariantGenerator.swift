@@ -115,7 +115,10 @@ public struct DarkVariantGenerator: Sendable {
   /// - a brand-coloured light ground (OKLab chroma 0.08 or more, a yellow
   ///   card): ``DarkMethod/dimmed`` (the fill kept), then the two
   ///   graphics-inverting methods;
-  /// - transparency: ``DarkMethod/alphaKept``, then ``DarkMethod/dimmed``.
+  /// - transparency: ``DarkMethod/alphaKept``, then the two
+  ///   graphics-inverting methods on the picture as it shows on the light
+  ///   surface, its alpha put back (``restoringAlpha(of:to:against:)``: a
+  ///   white price card on transparency), then ``DarkMethod/dimmed``.
   ///
   /// A light ground that varies smoothly (a designed gradient, a vignette:
   /// ``groundField(of:)``) is flattened first, so it counts as a plain light
@@ -176,7 +179,10 @@ public struct DarkVariantGenerator: Sendable {
       // panel and its text inverted, the photo dimmed.
       return analysis.panel == nil ? [.dimmed] : [.graphicsInvertedProductDimmed, .dimmed]
     case .transparent:
-      return [.alphaKept, .dimmed]
+      // Ink on transparency is lifted; a light card or sticker on it is
+      // treated as it shows on the light surface, then made see-through
+      // again.
+      return [.alphaKept, .graphicsInverted, .graphicsInvertedProductDimmed, .dimmed]
     case .lightBackground:
       let ground = analysis.background
       if OKLab(r: ground.r, g: ground.g, b: ground.b).chroma >= Self.brandFillChroma {
@@ -218,22 +224,15 @@ public struct DarkVariantGenerator: Sendable {
     case .dimmed:
       output = darkenPhotograph(image, lumaScale: photoLumaScale(meanLuma: meanLumaBefore ?? Luma.mean(of: image)))
     case .groundRecoloured, .graphicsInverted, .graphicsInvertedProductDimmed:
-      // A ground the classifier did not call light is estimated afresh.
-      // A photograph's light panel is its ground.
-      var lightAnalysis = analysis
-      if analysis.kind != .lightBackground {
-        lightAnalysis.kind = .lightBackground
-      }
-      if let panel = analysis.panel {
-        lightAnalysis.background = panel.colour
-        lightAnalysis.backgroundSpread = panel.spread
-      }
-      let recoloured = recolourLightBackground(image, analysis: lightAnalysis)
-      output = recoloured.image
-      if method != .groundRecoloured {
-        let products = method == .graphicsInvertedProductDimmed ? darkenPhotograph(output) : output
-        output = invertGraphics(image, kept: output, products: products, productsDimmed: method == .graphicsInvertedProductDimmed,
-                                mask: recoloured.mask, analysis: lightAnalysis)
+      if analysis.kind == .transparent {
+        // A sticker or card on transparency: what the viewer sees in light
+        // mode is the picture on the light surface; that picture is
+        // treated, and its alpha put back against the dark surface.
+        let (onLight, lightAnalysis) = prepared(flattened(image, onto: options.lightSurface))
+        output = restoringAlpha(of: image, to: recolouredGraphics(method, onLight, analysis: lightAnalysis),
+                                against: options.surface)
+      } else {
+        output = recolouredGraphics(method, image, analysis: analysis)
       }
     case .alphaKept:
       output = darkenTransparent(image)
@@ -258,6 +257,53 @@ public struct DarkVariantGenerator: Sendable {
       meanLumaBefore: meanLumaBefore ?? Luma.mean(of: image))
     variant.method = method
     return variant
+  }
+
+  /// ``DarkMethod/groundRecoloured`` or a graphics-inverting method on an
+  /// opaque picture.
+  private func recolouredGraphics(_ method: DarkMethod, _ image: RGBAImage, analysis: Analysis) -> RGBAImage {
+    // A ground the classifier did not call light is estimated afresh.
+    // A photograph's light panel is its ground.
+    var lightAnalysis = analysis
+    if analysis.kind != .lightBackground {
+      lightAnalysis.kind = .lightBackground
+    }
+    if let panel = analysis.panel {
+      lightAnalysis.background = panel.colour
+      lightAnalysis.backgroundSpread = panel.spread
+    }
+    let recoloured = recolourLightBackground(image, analysis: lightAnalysis)
+    guard method != .groundRecoloured else { return recoloured.image }
+    let products = method == .graphicsInvertedProductDimmed ? darkenPhotograph(recoloured.image) : recoloured.image
+    return invertGraphics(image, kept: recoloured.image, products: products,
+                          productsDimmed: method == .graphicsInvertedProductDimmed, mask: recoloured.mask,
+                          analysis: lightAnalysis)
+  }
+
+  /// `shown`, an opaque picture as it should look on `surface`, given the
+  /// alpha of `original` back: each colour `c` solves
+  /// `c·a + surface·(1 − a) = shown` (straight alpha, sRGB-encoded values,
+  /// as ``flattened(_:onto:)`` composites), clamped to 0...255, so the
+  /// result shown on `surface` is `shown` wherever the clamp allows. Fully
+  /// transparent pixels keep `original`'s colour; alpha bytes are
+  /// `original`'s.
+  func restoringAlpha(of original: RGBAImage, to shown: RGBAImage, against surface: DarkSurface) -> RGBAImage {
+    precondition(original.width == shown.width && original.height == shown.height, "restoringAlpha: size")
+    var out = original.pixels
+    let s = [Int(surface.r), Int(surface.g), Int(surface.b)]
+    shown.pixels.withUnsafeBufferPointer { d in
+      out.withUnsafeMutableBufferPointer { p in
+        for i in stride(from: 0, to: p.count, by: 4) {
+          let a = Int(p[i + 3])
+          guard a > 0 else { continue }
+          for c in 0..<3 {
+            let value = (Int(d[i + c]) * 255 - s[c] * (255 - a) + a / 2) / a
+            p[i + c] = UInt8(clamping: value)
+          }
+        }
+      }
+    }
+    return RGBAImage(width: original.width, height: original.height, pixels: out)
   }
 
   /// How ``makeDarkVariant(of:)`` would classify `image`.
@@ -286,7 +332,15 @@ public struct DarkVariantGenerator: Sendable {
   /// 3. A picture these rules call a photograph whose light ground varies
   ///    smoothly (``groundField(of:)``: a designed gradient) is classified
   ///    again with that ground flattened.
-  /// 4. Everything else is `.photograph`, the safe fallback: dimming never
+  /// 4. A picture still called a photograph that is mostly flat light
+  ///    fills (``flatGraphicGround(of:ring:)``: at least 60 % of its pixels
+  ///    flat to 2 luma levels in 3x3 and at luma 160 or more; a zebra table
+  ///    whose rows reach the edges, a pastel map) is drawn, not
+  ///    photographed: `.lightBackground`, its ground the most common flat
+  ///    light colour, when that covers a quarter of it. Photographs measure
+  ///    0.28 at most. A photo with a light panel (``lightPanel(in:)``: a
+  ///    split layout) stays a photograph.
+  /// 5. Everything else is `.photograph`, the safe fallback: dimming never
   ///    destroys a subject, while recolouring a wrongly detected background
   ///    could.
   ///

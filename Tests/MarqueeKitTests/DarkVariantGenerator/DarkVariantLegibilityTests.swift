@@ -57,6 +57,8 @@ private struct GeneratedBanner {
   var layers: [TextLayer]
   /// A JPEG at this `-q:v` (2 best … 31 worst) instead of a PNG.
   var jpegQuality: Int? = nil
+  /// Filters after the text layers (an alpha cut-out).
+  var finish: String? = nil
 
   /// The banner's file name.
   var file: String { jpegQuality == nil ? "\(id).png" : "\(id).jpg" }
@@ -64,7 +66,7 @@ private struct GeneratedBanner {
   /// Writes the banner and one mask PNG per layer into `dir`.
   func write(into dir: URL) throws {
     let text = layers.map { $0.filter() }.joined(separator: ",")
-    try Oracle.generate(["-f", "lavfi", "-i", ground + (text.isEmpty ? "" : "," + text), "-frames:v", "1"]
+    try Oracle.generate(["-f", "lavfi", "-i", ground + (text.isEmpty ? "" : "," + text) + (finish.map { "," + $0 } ?? ""), "-frames:v", "1"]
                           + (jpegQuality.map { ["-q:v", "\($0)"] } ?? []),
                         to: dir.appendingPathComponent(file))
     for (n, layer) in layers.enumerated() {
@@ -123,12 +125,16 @@ private func crop(_ image: RGBAImage, _ box: (Int, Int, Int, Int), scale k: Doub
   return RGBAImage(width: w, height: h, pixels: out)
 }
 
-/// The share of a decoded picture's pixels with sRGB luma 225 or more.
+/// The share of a decoded picture's pixels with sRGB luma 225 or more, as
+/// shown on the dark surface (`#1C1C1E`, straight alpha blended on the
+/// encoded values).
 private func nearWhiteShare(_ picture: RGBAImage) -> Double {
   var n = 0
   for o in 0..<(picture.width * picture.height) {
     let i = o * 4
-    let luma = 0.2126 * Double(picture.pixels[i]) + 0.7152 * Double(picture.pixels[i + 1]) + 0.0722 * Double(picture.pixels[i + 2])
+    let a = Double(picture.pixels[i + 3]) / 255
+    func shown(_ c: UInt8, _ surface: Double) -> Double { Double(c) * a + surface * (1 - a) }
+    let luma = 0.2126 * shown(picture.pixels[i], 0x1C) + 0.7152 * shown(picture.pixels[i + 1], 0x1C) + 0.0722 * shown(picture.pixels[i + 2], 0x1E)
     if luma >= 225 { n += 1 }
   }
   return Double(n) / Double(picture.width * picture.height)
@@ -275,6 +281,29 @@ struct DarkVariantLegibilityTests {
                       TextLayer(text: "It ships today", size: 40, colour: "white", x: 530, y: 295),
                       TextLayer(text: "Great, thanks", size: 40, colour: "0x111111", x: 70, y: 455),
                     ]),
+    // A table whose light zebra rows (#F3F3F3, 12 levels off white) run
+    // to both edges: the border ring is two colours, the page is no
+    // photograph.
+    GeneratedBanner(id: "zebra", ground: "color=white:s=1170x658,drawbox=x=0:y=20:w=1170:h=62:color=0xF3F3F3:t=fill,drawbox=x=0:y=146:w=1170:h=62:color=0xF3F3F3:t=fill,drawbox=x=0:y=272:w=1170:h=62:color=0xF3F3F3:t=fill,drawbox=x=0:y=398:w=1170:h=62:color=0xF3F3F3:t=fill,drawbox=x=0:y=524:w=1170:h=62:color=0xF3F3F3:t=fill",
+                    layers: [
+                      TextLayer(text: "Order 1001   shipped", size: 34, colour: "0x222222", x: 60, y: 32),
+                      TextLayer(text: "Order 1002   packed", size: 34, colour: "0x222222", x: 60, y: 95),
+                      TextLayer(text: "Order 1005   shipped", size: 34, colour: "0x222222", x: 60, y: 284),
+                    ]),
+    // A pastel map: a park, a harbour and white roads reach the edges.
+    GeneratedBanner(id: "map", ground: "color=0xF5F3EE:s=1170x658,drawbox=x=0:y=0:w=420:h=300:color=0xCDE8C5:t=fill,drawbox=x=700:y=450:w=470:h=208:color=0xBFDDF2:t=fill,drawbox=x=0:y=400:w=1170:h=18:color=white:t=fill,drawbox=x=500:y=0:w=18:h=658:color=white:t=fill",
+                    layers: [
+                      TextLayer(text: "Riverside Park", size: 34, colour: "0x3D6B35", x: 60, y: 140),
+                      TextLayer(text: "Harbour", size: 34, colour: "0x2B5C8A", x: 900, y: 560),
+                      TextLayer(text: "Our new store", size: 40, colour: "0x111111", x: 600, y: 200),
+                    ]),
+    // A sticker: a white price card on transparency.
+    GeneratedBanner(id: "sticker", ground: "color=white:s=1170x658",
+                    layers: [
+                      TextLayer(text: "-40%", size: 120, colour: "0xD32F2F", x: 360, y: 180),
+                      TextLayer(text: "on all coats", size: 48, colour: "0x222222", x: 365, y: 360),
+                    ],
+                    finish: "format=rgba,geq=r='r(X\\,Y)':g='g(X\\,Y)':b='b(X\\,Y)':a='255*between(X\\,300\\,849)*between(Y\\,120\\,519)'"),
     // A radial vignette: white in the middle, light grey at the corners
     // (the ring alone calls it a flat light ground whose middle is none).
     GeneratedBanner(id: "vignette", ground: "color=white:s=1170x658,format=rgb24,geq=r='255-40*hypot(X-W/2\\,Y-H/2)/hypot(W/2\\,H/2)':g='255-40*hypot(X-W/2\\,Y-H/2)/hypot(W/2\\,H/2)':b='255-34*hypot(X-W/2\\,Y-H/2)/hypot(W/2\\,H/2)'",
@@ -569,7 +598,7 @@ struct DarkVariantLegibilityTests {
     }
   }
 
-  @Test("light grey and pastel tiles and grey chat bubbles on a white page turn into dark panels with light text, never dimmed light slabs")
+  @Test("light grey and pastel tiles, grey chat bubbles, zebra rows to the edges, a pastel map and a white sticker card turn into dark panels with light text, never dimmed light slabs")
   func lightFillsBecomeDarkPanels() throws {
     let b = try Self.built.get()
     func rgb(_ image: RGBAImage, _ x: Int, _ y: Int) -> (r: Double, g: Double, b: Double, luma: Double) {
@@ -583,6 +612,9 @@ struct DarkVariantLegibilityTests {
       ("tiles", [(330, 400), (700, 200), (1080, 400)]),
       ("pasteltiles", [(300, 200), (680, 200), (1050, 200)]),
       ("chat", [(600, 190), (500, 500)]),
+      ("zebra", [(800, 50), (800, 120), (800, 620)]),
+      ("map", [(800, 100), (200, 250), (1000, 600)]),
+      ("sticker", [(800, 480), (320, 140)]),
     ]
     for (id, points) in fills {
       let light = try b.picture(id, "url"), dark = try b.picture(id, "dark_url")
@@ -603,6 +635,15 @@ struct DarkVariantLegibilityTests {
     let tiles = try b.picture("tiles", "dark_url"), chat = try b.picture("chat", "dark_url")
     #expect(rgb(tiles, 190, 230).r > rgb(tiles, 190, 230).g + 60, "tiles: the product is \(rgb(tiles, 190, 230))")
     #expect(rgb(chat, 1100, 350).b > rgb(chat, 1100, 350).r + 60, "chat: the outgoing bubble is \(rgb(chat, 1100, 350))")
+    // The map's park stays green and its harbour blue; the sticker keeps
+    // its cut-out.
+    let map = try b.picture("map", "dark_url"), sticker = try b.picture("sticker", "dark_url")
+    #expect(rgb(map, 200, 250).g > rgb(map, 200, 250).r + 8, "map: the park is \(rgb(map, 200, 250))")
+    #expect(rgb(map, 1000, 600).b > rgb(map, 1000, 600).r + 8, "map: the harbour is \(rgb(map, 1000, 600))")
+    func alpha(_ image: RGBAImage, _ x: Int, _ y: Int) -> UInt8 {
+      image.pixels[((y * image.height / 658) * image.width + x * image.width / 1170) * 4 + 3]
+    }
+    #expect(alpha(sticker, 100, 100) == 0 && alpha(sticker, 800, 480) == 255, "sticker: the alpha changed")
   }
 
   @Test("a product shot on its own white square turns dark around the product; a shaded product keeps its shading")
