@@ -68,6 +68,9 @@ extension DarkVariantGenerator {
     /// A photograph's light panel (a caption bar, a split layout's text
     /// half), when ``DarkVariantGenerator/lightPanel(in:)`` found one.
     var panel: LightPanel? = nil
+    /// A transparent picture whose solid content is dark flat ink (a logo,
+    /// a wordmark, handwriting: ``DarkVariantGenerator/inkAnalysis(of:)``).
+    var darkInk = false
   }
 }
 

@@ -335,8 +335,11 @@ extension DarkVariantGenerator {
   /// photograph that is a flat graphic (``flatGraphicGround(of:ring:)``)
   /// is worked on as it is, as a light ground.
   func prepared(_ image: RGBAImage) -> (image: RGBAImage, analysis: Analysis) {
-    let analysis = analyze(image)
-    guard analysis.kind != .transparent else { return (image, analysis) }
+    var analysis = analyze(image)
+    guard analysis.kind != .transparent else {
+      analysis.darkInk = inkAnalysis(of: image).isDarkInk
+      return (image, analysis)
+    }
     if let field = groundField(of: image) {
       let flat = field.flattened(image)
       var flatAnalysis = analyze(flat)

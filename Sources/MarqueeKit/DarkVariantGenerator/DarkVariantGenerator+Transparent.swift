@@ -70,7 +70,7 @@ extension DarkVariantGenerator {
       withContrast: Tune.inkContrast, above: surfaceLuma)
     let visibleLuma = Luma.level(
       withContrast: Tune.visibleContrast, above: surfaceLuma)
-    let ink = analyzeInk(image, darkBelow: inkThreshold)
+    let ink = inkAnalysis(of: image)
 
     var out = image.pixels
     if ink.isDarkInk {
@@ -123,6 +123,14 @@ extension DarkVariantGenerator {
       }
     }
     return RGBAImage(width: image.width, height: image.height, pixels: out)
+  }
+
+  /// ``analyzeInk(_:darkBelow:)`` at the level with 3:1 contrast against
+  /// the surface (``TransparentTuning/inkContrast``).
+  func inkAnalysis(of image: RGBAImage) -> InkAnalysis {
+    let surface = options.surface
+    let surfaceLuma = Double(Luma.integer(surface.r, surface.g, surface.b))
+    return analyzeInk(image, darkBelow: Luma.level(withContrast: TransparentTuning.inkContrast, above: surfaceLuma))
   }
 
   /// Measures the solid content of a transparent image: how dark it is and

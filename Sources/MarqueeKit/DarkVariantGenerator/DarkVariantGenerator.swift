@@ -118,7 +118,10 @@ public struct DarkVariantGenerator: Sendable {
   /// - transparency: ``DarkMethod/alphaKept``, then the two
   ///   graphics-inverting methods on the picture as it shows on the light
   ///   surface, its alpha put back (``restoringAlpha(of:to:against:)``: a
-  ///   white price card on transparency), then ``DarkMethod/dimmed``.
+  ///   white price card on transparency), then ``DarkMethod/dimmed``; dark
+  ///   flat ink (``inkAnalysis(of:)``: a logo whose purple mark encloses a
+  ///   white ring, beside a dark wordmark) tries ``DarkMethod/graphicsInverted``
+  ///   first, so the mark keeps its colours and the wordmark turns light.
   ///
   /// A light ground that varies smoothly (a designed gradient, a vignette:
   /// ``groundField(of:)``) is flattened first, so it counts as a plain light
@@ -179,10 +182,16 @@ public struct DarkVariantGenerator: Sendable {
       // panel and its text inverted, the photo dimmed.
       return analysis.panel == nil ? [.dimmed] : [.graphicsInvertedProductDimmed, .dimmed]
     case .transparent:
-      // Ink on transparency is lifted; a light card or sticker on it is
-      // treated as it shows on the light surface, then made see-through
-      // again.
-      return [.alphaKept, .graphicsInverted, .graphicsInvertedProductDimmed, .dimmed]
+      // A drawing in dark flat ink (a logo with a brand-coloured mark, a
+      // wordmark) and a light card or sticker are treated as they show on
+      // the light surface, region by region, then made see-through again:
+      // a brand fill and the white it encloses are kept, the wordmark
+      // turns light. The per-colour ink lift cannot tell a white detail
+      // inside a brand mark from one inside black ink; it comes first for
+      // other content (cut-outs, light icons), whose highlights it dims.
+      return analysis.darkInk
+        ? [.graphicsInverted, .alphaKept, .graphicsInvertedProductDimmed, .dimmed]
+        : [.alphaKept, .graphicsInverted, .graphicsInvertedProductDimmed, .dimmed]
     case .lightBackground:
       let ground = analysis.background
       if OKLab(r: ground.r, g: ground.g, b: ground.b).chroma >= Self.brandFillChroma {

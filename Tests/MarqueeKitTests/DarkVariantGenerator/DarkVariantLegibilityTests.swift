@@ -125,6 +125,20 @@ private func crop(_ image: RGBAImage, _ box: (Int, Int, Int, Int), scale k: Doub
   return RGBAImage(width: w, height: h, pixels: out)
 }
 
+/// A decoded picture composited on an opaque colour (straight alpha,
+/// blended on the encoded values, as UIKit and browsers draw it).
+private func shown(_ picture: RGBAImage, on surface: (Double, Double, Double)) -> RGBAImage {
+  var out = picture.pixels
+  for i in stride(from: 0, to: out.count, by: 4) where out[i + 3] != 255 {
+    let a = Double(out[i + 3]) / 255
+    out[i] = UInt8((Double(out[i]) * a + surface.0 * (1 - a)).rounded())
+    out[i + 1] = UInt8((Double(out[i + 1]) * a + surface.1 * (1 - a)).rounded())
+    out[i + 2] = UInt8((Double(out[i + 2]) * a + surface.2 * (1 - a)).rounded())
+    out[i + 3] = 255
+  }
+  return RGBAImage(width: picture.width, height: picture.height, pixels: out)
+}
+
 /// The share of a decoded picture's pixels with sRGB luma 225 or more, as
 /// shown on the dark surface (`#1C1C1E`, straight alpha blended on the
 /// encoded values).
@@ -304,6 +318,13 @@ struct DarkVariantLegibilityTests {
                       TextLayer(text: "on all coats", size: 48, colour: "0x222222", x: 365, y: 360),
                     ],
                     finish: "format=rgba,geq=r='r(X\\,Y)':g='g(X\\,Y)':b='b(X\\,Y)':a='255*between(X\\,300\\,849)*between(Y\\,120\\,519)'"),
+    // A logo on transparency: a purple (#6C2BD9) mark enclosing a white
+    // square and a purple core, beside a dark wordmark.
+    GeneratedBanner(id: "logo", ground: "color=white:s=1170x658,drawbox=x=80:y=229:w=200:h=200:color=0x6C2BD9:t=fill,drawbox=x=130:y=279:w=100:h=100:color=white:t=fill,drawbox=x=155:y=304:w=50:h=50:color=0x6C2BD9:t=fill",
+                    layers: [
+                      TextLayer(text: "lumen studio", size: 96, colour: "0x1A1A1A", x: 320, y: 270),
+                    ],
+                    finish: "format=rgba,geq=r='r(X\\,Y)':g='g(X\\,Y)':b='b(X\\,Y)':a='255*min(1\\,lt(r(X\\,Y)+g(X\\,Y)+b(X\\,Y)\\,750)+between(X\\,80\\,279)*between(Y\\,229\\,428))'"),
     // A radial vignette: white in the middle, light grey at the corners
     // (the ring alone calls it a flat light ground whose middle is none).
     GeneratedBanner(id: "vignette", ground: "color=white:s=1170x658,format=rgb24,geq=r='255-40*hypot(X-W/2\\,Y-H/2)/hypot(W/2\\,H/2)':g='255-40*hypot(X-W/2\\,Y-H/2)/hypot(W/2\\,H/2)':b='255-34*hypot(X-W/2\\,Y-H/2)/hypot(W/2\\,H/2)'",
@@ -396,8 +417,9 @@ struct DarkVariantLegibilityTests {
   func generatedBannersAreLegible() throws {
     let b = try Self.built.get()
     for banner in Self.banners {
-      let light = try b.picture(banner.id, "url")
-      let dark = try b.picture(banner.id, "dark_url")
+      // As shown: the light picture on white, the dark one on #1C1C1E.
+      let light = shown(try b.picture(banner.id, "url"), on: (255, 255, 255))
+      let dark = shown(try b.picture(banner.id, "dark_url"), on: (0x1C, 0x1C, 0x1E))
       for (n, layer) in banner.layers.enumerated() {
         var mask = try FFmpegOracle.decode(b.fixture.dir.appendingPathComponent("\(banner.id)-mask\(n).png"))
         if mask.width != light.width {
@@ -644,6 +666,22 @@ struct DarkVariantLegibilityTests {
       image.pixels[((y * image.height / 658) * image.width + x * image.width / 1170) * 4 + 3]
     }
     #expect(alpha(sticker, 100, 100) == 0 && alpha(sticker, 800, 480) == 255, "sticker: the alpha changed")
+  }
+
+  @Test("a logo on transparency keeps its brand-coloured mark and the white inside it; its dark wordmark turns light")
+  func logoKeepsItsBrandMark() throws {
+    let b = try Self.built.get()
+    let dark = try b.picture("logo", "dark_url")
+    func pixel(_ x: Int, _ y: Int) -> (r: Int, g: Int, b: Int, a: Int) {
+      let i = ((y * dark.height / 658) * dark.width + x * dark.width / 1170) * 4
+      return (Int(dark.pixels[i]), Int(dark.pixels[i + 1]), Int(dark.pixels[i + 2]), Int(dark.pixels[i + 3]))
+    }
+    let fill = pixel(100, 250), ring = pixel(140, 290), core = pixel(180, 330)
+    #expect(abs(fill.r - 0x6C) <= 16 && abs(fill.g - 0x2B) <= 16 && abs(fill.b - 0xD9) <= 16, "logo: the purple mark became \(fill)")
+    #expect(abs(core.r - 0x6C) <= 16 && abs(core.g - 0x2B) <= 16 && abs(core.b - 0xD9) <= 16, "logo: the purple core became \(core)")
+    #expect(ring.r > 200 && ring.g > 200 && ring.b > 200, "logo: the white inside the mark became \(ring)")
+    #expect(pixel(600, 550).a == 0 && fill.a == 255, "logo: the alpha changed")
+    #expect(b.log.contains("logo: encode finished") && b.log.contains("transparent, graphics inverted"), "\(b.log)")
   }
 
   @Test("a product shot on its own white square turns dark around the product; a shaded product keeps its shading")
