@@ -71,6 +71,10 @@ extension DarkVariantGenerator {
     /// A transparent picture whose solid content is dark flat ink (a logo,
     /// a wordmark, handwriting: ``DarkVariantGenerator/inkAnalysis(of:)``).
     var darkInk = false
+    /// The share of the picture that is flat light fill
+    /// (``DarkVariantGenerator/flatGraphicGround(of:ring:)``), when that
+    /// found a flat graphic.
+    var flatLightShare = 0.0
   }
 }
 
@@ -125,6 +129,11 @@ extension DarkVariantGenerator {
     /// grid, a pastel map, a zebra table, a gradient sky with text); the
     /// corpus photographs 0.00–0.28 (a phone photo with a bright sky).
     static let minShare = 0.6
+    /// A picture with a light panel (``DarkVariantGenerator/lightPanel(in:)``)
+    /// is a flat graphic only from this share: a calendar or a map whose
+    /// grey header or sea reads as a panel measures 0.86–0.98, a split
+    /// layout whose photo takes a third to a half of it 0.64–0.76.
+    static let minShareWithPanel = 0.8
     /// Pixels between samples, both ways: the share and the ground's colour
     /// are read on every second pixel of every second row.
     static let sampleStep = 2
@@ -186,10 +195,29 @@ extension DarkVariantGenerator {
     }
     let ground = RGB8(r: histogramMedian(census.r, count: inBin), g: histogramMedian(census.g, count: inBin),
                       b: histogramMedian(census.b, count: inBin))
+    // Its spread: the 90th percentile of the largest channel distance of
+    // the pixels near it (within the classifier's backdrop tolerance), so
+    // a JPEG's noise on the fill is ground too.
+    var distances = [Int](repeating: 0, count: ClassifierThresholds.backgroundTolerance + 1)
+    var near = 0
+    image.pixels.withUnsafeBufferPointer { p in
+      let gr = Int(ground.r), gg = Int(ground.g), gb = Int(ground.b)
+      for i in stride(from: 0, to: w * h * 4, by: 4 * T.sampleStep) {
+        let d = max(abs(Int(p[i]) - gr), abs(Int(p[i + 1]) - gg), abs(Int(p[i + 2]) - gb))
+        if d <= ClassifierThresholds.backgroundTolerance { distances[d] += 1; near += 1 }
+      }
+    }
+    var spread = 0, seen = 0
+    while spread < distances.count - 1 {
+      seen += distances[spread]
+      if seen * 10 >= near * 9 { break }
+      spread += 1
+    }
     var flat = analysis
     flat.kind = .lightBackground
     flat.background = ground
-    flat.backgroundSpread = T.flatRange
+    flat.backgroundSpread = max(T.flatRange, spread)
+    flat.flatLightShare = Double(flatLight) / Double(sampled)
     flat.backgroundCoverage = image.pixels.withUnsafeBufferPointer {
       BackdropColour(colour: ground).coverage($0, pixels: w * h)
     }

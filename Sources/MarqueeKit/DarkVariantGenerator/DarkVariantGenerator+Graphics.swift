@@ -83,6 +83,13 @@ extension DarkVariantGenerator {
     /// ribbon, a badge, a pill button (a pill 300x80 fills 0.94); a bold
     /// B with its counters filled about 0.9.
     static let darkPanelOutline = 0.93
+    /// A dark panel whose box's shorter side is under the picture's shorter
+    /// side over this (41 px of a 658 px banner; a tag 44 px high is not)
+    /// needs a label of ``minLabelParts`` separate parts or more (the
+    /// letters of NEW): a glyph's counters are one or two (O, 8, B).
+    static let darkPanelSideDivisor = 16
+    /// See ``darkPanelSideDivisor``.
+    static let minLabelParts = 3
     /// A pixel is in a smooth interior when its four neighbours' luma is
     /// within this many levels of its own.
     static let smoothStep = 12
@@ -375,10 +382,16 @@ extension DarkVariantGenerator {
               for x in minX...maxX where isGround[y * w + x] && mask[y * w + x] != MaskState.backdrop { label += 1 }
             }
             // With its label it is a (rounded) rectangle: a bold B with its
-            // counters filled is not.
+            // counters filled is not. A small one whose label is one or two
+            // holes is a glyph (a bold 8 at 36 px, its two counters).
             let box = Double((maxX - minX + 1) * (maxY - minY + 1))
             isSolidShape = label >= GraphicsTuning.minLabelPixels
               && Double(members.count + label) >= GraphicsTuning.darkPanelOutline * box
+            if isSolidShape, min(maxX - minX, maxY - minY) + 1 < min(w, h) / GraphicsTuning.darkPanelSideDivisor {
+              isSolidShape = Self.labelParts(inX: minX...maxX, y: minY...maxY, width: w,
+                                             isLabel: { isGround[$0] && mask[$0] != MaskState.backdrop })
+                >= GraphicsTuning.minLabelParts
+            }
           }
         }
         guard isPhotograph || isSolidShape else {
@@ -700,6 +713,35 @@ extension DarkVariantGenerator {
     }
     let floor = max(2, Int(Double(smooth) * GraphicsTuning.levelShare))
     return (smooth, histogram.reduce(0) { $0 + ($1 >= floor ? 1 : 0) })
+  }
+
+  /// The number of 4-connected parts of the pixels in a box for which
+  /// `isLabel` holds that the box encloses (none of their pixels on its
+  /// edge); indices into a picture `width` wide.
+  static func labelParts(inX xs: ClosedRange<Int>, y ys: ClosedRange<Int>, width w: Int,
+                         isLabel: (Int) -> Bool) -> Int {
+    let bw = xs.count, bh = ys.count
+    var seen = [Bool](repeating: false, count: bw * bh)
+    var stack: [(Int, Int)] = []
+    var parts = 0
+    for by in 0..<bh {
+      for bx in 0..<bw where !seen[by * bw + bx] && isLabel((ys.lowerBound + by) * w + xs.lowerBound + bx) {
+        seen[by * bw + bx] = true
+        stack.append((bx, by))
+        var enclosed = true
+        while let (x, y) = stack.popLast() {
+          if x == 0 || y == 0 || x == bw - 1 || y == bh - 1 { enclosed = false }
+          for (nx, ny) in [(x - 1, y), (x + 1, y), (x, y - 1), (x, y + 1)]
+          where nx >= 0 && ny >= 0 && nx < bw && ny < bh && !seen[ny * bw + nx]
+            && isLabel((ys.lowerBound + ny) * w + xs.lowerBound + nx) {
+            seen[ny * bw + nx] = true
+            stack.append((nx, ny))
+          }
+        }
+        if enclosed { parts += 1 }
+      }
+    }
+    return parts
   }
 
   /// The colours between a ground and an ink: anti-aliasing, a blurred or

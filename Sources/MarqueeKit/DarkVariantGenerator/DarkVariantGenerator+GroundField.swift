@@ -350,8 +350,10 @@ extension DarkVariantGenerator {
     }
     // A photo beside or above a light panel (a split layout, a caption
     // bar) stays a photograph: its panel is its ground, and the photo is
-    // dimmed (`lightPanel(in:)`).
-    if analysis.kind == .photograph, let graphic = flatGraphicGround(of: image, ring: analysis), lightPanel(in: image) == nil {
+    // dimmed (`lightPanel(in:)`). A picture nearly all flat light fill is
+    // drawn even when a fill reads as a panel (a calendar's grey header).
+    if analysis.kind == .photograph, let graphic = flatGraphicGround(of: image, ring: analysis),
+       graphic.flatLightShare >= FlatGraphicTuning.minShareWithPanel || lightPanel(in: image) == nil {
       return (image, graphic)
     }
     return (image, analysis)

@@ -348,7 +348,8 @@ public struct DarkVariantGenerator: Sendable {
   ///    photographed: `.lightBackground`, its ground the most common flat
   ///    light colour, when that covers a quarter of it. Photographs measure
   ///    0.28 at most. A photo with a light panel (``lightPanel(in:)``: a
-  ///    split layout) stays a photograph.
+  ///    split layout) stays a photograph unless 80 % of it is flat light
+  ///    fill (a calendar whose grey header reads as a panel).
   /// 5. Everything else is `.photograph`, the safe fallback: dimming never
   ///    destroys a subject, while recolouring a wrongly detected background
   ///    could.

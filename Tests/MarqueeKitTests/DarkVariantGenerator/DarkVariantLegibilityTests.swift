@@ -312,6 +312,14 @@ struct DarkVariantLegibilityTests {
                       TextLayer(text: "Our new store", size: 40, colour: "0x111111", x: 600, y: 200),
                     ]),
     // A sticker: a white price card on transparency.
+    // A calendar: a grey header and weekend column read as a light panel
+    // beside a grid of white cells; nearly all of it is flat light fill.
+    GeneratedBanner(id: "calendar", ground: "color=white:s=1170x658,drawbox=x=0:y=0:w=1170:h=90:color=0xE8E8ED:t=fill,drawbox=x=835:y=90:w=335:h=568:color=0xF0F0F0:t=fill,drawgrid=x=0:y=90:w=167:h=113:color=0xC8C8C8:t=2",
+                    layers: [
+                      TextLayer(text: "December 2026", size: 48, colour: "0x1C1C1E", x: 40, y: 20),
+                      TextLayer(text: "1     2     3     4     5     6     7", size: 36, colour: "0x111111", x: 60, y: 110),
+                      TextLayer(text: "8     9    10   11   12   13   14", size: 36, colour: "0x111111", x: 60, y: 223),
+                    ]),
     GeneratedBanner(id: "sticker", ground: "color=white:s=1170x658",
                     layers: [
                       TextLayer(text: "-40%", size: 120, colour: "0xD32F2F", x: 360, y: 180),
@@ -620,7 +628,7 @@ struct DarkVariantLegibilityTests {
     }
   }
 
-  @Test("light grey and pastel tiles, grey chat bubbles, zebra rows to the edges, a pastel map and a white sticker card turn into dark panels with light text, never dimmed light slabs")
+  @Test("light grey and pastel tiles, grey chat bubbles, zebra rows to the edges, a pastel map, a calendar and a white sticker card turn into dark panels with light text, never dimmed light slabs")
   func lightFillsBecomeDarkPanels() throws {
     let b = try Self.built.get()
     func rgb(_ image: RGBAImage, _ x: Int, _ y: Int) -> (r: Double, g: Double, b: Double, luma: Double) {
@@ -636,6 +644,7 @@ struct DarkVariantLegibilityTests {
       ("chat", [(600, 190), (500, 500)]),
       ("zebra", [(800, 50), (800, 120), (800, 620)]),
       ("map", [(800, 100), (200, 250), (1000, 600)]),
+      ("calendar", [(100, 300), (600, 500), (1000, 400), (800, 45)]),
       ("sticker", [(800, 480), (320, 140)]),
     ]
     for (id, points) in fills {
@@ -799,6 +808,44 @@ struct DarkVariantLegibilityTests {
     }
     #expect(band > 0)
     #expect(Double(light) <= 0.01 * Double(band), "\(light) of \(band) pixels around the price are light (a halo)")
+  }
+
+  @Test("a photo in a white frame with a caption builds: the frame turns dark, the caption light, the photo stays a photograph",
+        .enabled(if: Corpus.skipReason == nil))
+  func photoInAWhiteFrame() throws {
+    let fixture = try BatchFixture("dark-polaroid")
+    defer { fixture.remove() }
+    // The photo's dark edge against the white frame is the edge of a
+    // photograph, not ink: the frame's dark variant must not fail the item.
+    let photo = try Corpus.url("image-jpeg-progressive-photo-pixel7pro-srgb.jpg").path
+    let banner = GeneratedBanner(
+      id: "polaroid",
+      ground: "color=white:s=1170x658[bg];movie=\(photo),scale=1050:480:force_original_aspect_ratio=increase,crop=1050:480[p];[bg][p]overlay=60:40",
+      layers: [TextLayer(text: "Summer 2026", size: 60, colour: "0x222222", x: 60, y: 560)])
+    try banner.write(into: fixture.dir)
+    try fixture.job([["id": "polaroid", "type": "image", "source": banner.file]], baseURL: nil)
+    let build = try MarqueeCLI.run(["build", "job.json", "--out", "out", "--log-format", "plain"], in: fixture.dir)
+    #expect(build.status == 0, "\(build.stderr)")
+    let bundle = fixture.out.appendingPathComponent("home")
+    let root = try JSONSerialization.jsonObject(with: Data(contentsOf: bundle.appendingPathComponent("banners.json"))) as? [String: Any]
+    let item = try #require((root?["banners"] as? [[String: Any]])?.first)
+    let light = try FFmpegOracle.decode(bundle.appendingPathComponent(try #require(item["url"] as? String)))
+    let dark = try FFmpegOracle.decode(bundle.appendingPathComponent(try #require(item["dark_url"] as? String)))
+    let k = Double(light.width) / 1170
+    func luma(_ image: RGBAImage, _ x: Int, _ y: Int) -> Double {
+      let i = ((Int(Double(y) * k)) * image.width + Int(Double(x) * k)) * 4
+      return 0.2126 * Double(image.pixels[i]) + 0.7152 * Double(image.pixels[i + 1]) + 0.0722 * Double(image.pixels[i + 2])
+    }
+    for (x, y) in [(20, 300), (600, 15), (1100, 600)] {
+      #expect(luma(light, x, y) > 240 && luma(dark, x, y) < 70, "the frame at \(x), \(y): \(luma(light, x, y)) → \(luma(dark, x, y))")
+    }
+    var mask = try FFmpegOracle.decode(fixture.dir.appendingPathComponent("polaroid-mask0.png"))
+    if mask.width != dark.width { mask = try ImageResampler.resize(mask, width: dark.width, height: dark.height) }
+    let caption = InkOnGround(dark, mask: mask)
+    #expect(caption.ink > caption.ground && caption.ratio >= 2, "the caption: \(caption.ratio):1, ink \(caption.ink) on \(caption.ground)")
+    let box = (80, 60, 1010, 440)
+    let r = lumaCorrelation(crop(light, box, scale: k), crop(dark, box, scale: k))
+    #expect(r >= 0.8, "the photo's luma correlates at r = \(r)")
   }
 
   @Test("corpus photographs, and bright ones (snow, fog), are dimmed, never inverted: r ≥ 0.8", .enabled(if: Corpus.skipReason == nil))
