@@ -134,6 +134,15 @@ extension DarkVariantGenerator {
     static let lightFillLightness = 0.85
     /// See ``lightFillLightness``.
     static let lightFillShare = 0.5
+    /// A light fill whose measured smooth pixels (those off the ground by
+    /// more than ``groundNoise``) are under this share of it is flat
+    /// whatever their levels: a JPEG's noise on a calendar's grid lines
+    /// spreads 3,000 pixels of a 314,000-pixel part over thirty levels.
+    static let fewSmoothShare = 0.02
+    /// A photograph on a light fill (a product picture in a tile) is
+    /// smooth over at least this share of it; a JPEG's grid lines and
+    /// letters on a calendar's grey fills are thin, and measure 0.03.
+    static let minSmoothShare = 0.1
   }
 }
 
@@ -342,7 +351,8 @@ extension DarkVariantGenerator {
         let fillColour = OKLab(r: ink.r, g: ink.g, b: ink.b)
         if fillColour.chroma < GraphicsTuning.brandChroma && fillColour.l >= GraphicsTuning.lightFillLightness
           && fillColour.l < groundL - GraphicsTuning.panelLightness && ink.share >= GraphicsTuning.lightFillShare
-          && (levels < GraphicsTuning.shadedLevels || fill >= GraphicsTuning.insetFill) {
+          && (levels < GraphicsTuning.shadedLevels || fill >= GraphicsTuning.insetFill
+              || Double(smooth) < GraphicsTuning.fewSmoothShare * Double(members.count)) {
           var content = 0
           for idx in members where content < GraphicsTuning.minLabelPixels {
             let i = idx * 4
@@ -638,8 +648,9 @@ extension DarkVariantGenerator {
   /// from its most common colour (its panel) split into 4-connected regions,
   /// and a region whose smooth interior spreads over
   /// ``GraphicsTuning/photoLevels`` luma levels or more, on at least
-  /// ``GraphicsTuning/minPhotoPixels`` smooth pixels, is a photograph. Text
-  /// and icons on the panel are flat and stay graphics.
+  /// ``GraphicsTuning/minPhotoPixels`` smooth pixels that make up
+  /// ``GraphicsTuning/minSmoothShare`` of it, is a photograph. Text, icons
+  /// and grid lines on the panel are flat or thin and stay graphics.
   func keepPhotographs(in members: [Int], pixels p: UnsafeBufferPointer<UInt8>, width w: Int, height h: Int,
                        keep: inout [Bool]) {
     var colours = [Int32](repeating: 0, count: 1 << 15)
@@ -671,7 +682,8 @@ extension DarkVariantGenerator {
       guard region.count >= GraphicsTuning.minPhotoPixels else { continue }
       let (smooth, levels) = Self.smoothLevels(of: region, pixels: p, width: w, height: h,
                                                ground: RGB8(r: mode.r, g: mode.g, b: mode.b), ink: nil, histogram: &histogram)
-      guard smooth >= GraphicsTuning.minPhotoPixels, levels >= GraphicsTuning.photoLevels else { continue }
+      guard smooth >= GraphicsTuning.minPhotoPixels, levels >= GraphicsTuning.photoLevels,
+            Double(smooth) >= GraphicsTuning.minSmoothShare * Double(region.count) else { continue }
       for idx in region { keep[idx] = true }
     }
   }

@@ -320,6 +320,12 @@ struct DarkVariantLegibilityTests {
                       TextLayer(text: "1     2     3     4     5     6     7", size: 36, colour: "0x111111", x: 60, y: 110),
                       TextLayer(text: "8     9    10   11   12   13   14", size: 36, colour: "0x111111", x: 60, y: 223),
                     ]),
+    GeneratedBanner(id: "calendarjpeg", ground: "color=white:s=1170x658,drawbox=x=0:y=0:w=1170:h=90:color=0xE8E8ED:t=fill,drawbox=x=835:y=90:w=335:h=568:color=0xF0F0F0:t=fill,drawgrid=x=0:y=90:w=167:h=113:color=0xC8C8C8:t=2",
+                    layers: [
+                      TextLayer(text: "December 2026", size: 48, colour: "0x1C1C1E", x: 40, y: 20),
+                      TextLayer(text: "1     2     3     4     5     6     7", size: 36, colour: "0x111111", x: 60, y: 110),
+                      TextLayer(text: "8     9    10   11   12   13   14", size: 36, colour: "0x111111", x: 60, y: 223),
+                    ], jpegQuality: 8),
     GeneratedBanner(id: "sticker", ground: "color=white:s=1170x658",
                     layers: [
                       TextLayer(text: "-40%", size: 120, colour: "0xD32F2F", x: 360, y: 180),
@@ -645,6 +651,7 @@ struct DarkVariantLegibilityTests {
       ("zebra", [(800, 50), (800, 120), (800, 620)]),
       ("map", [(800, 100), (200, 250), (1000, 600)]),
       ("calendar", [(100, 300), (600, 500), (1000, 400), (800, 45)]),
+      ("calendarjpeg", [(100, 300), (600, 500), (1000, 400), (800, 45)]),
       ("sticker", [(800, 480), (320, 140)]),
     ]
     for (id, points) in fills {
