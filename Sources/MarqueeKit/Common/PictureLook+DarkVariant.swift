@@ -30,11 +30,12 @@ import Foundation
 ///   its edge, and the marks within two tiles of it (a contact shadow), are
 ///   counted apart (`LegibilityReport.faintShapeTiles`), and
 ///   only reported: a navy mug on the dark surface is a softer case than
-///   text. So is the edge of a photograph (a photo in a white frame): a
-///   tile whose marks have a solid interior (`photoMarkInterior`, a tenth
-///   of the tile) that is nearly all texture (`photoMarkTextured`). So is
-///   a ground that is mostly transparency (the surface showing
-///   through), and so are see-through pixels: a cut-out's silhouette is
+///   text. A mark pixel within two pixels of a photograph's body (mark
+///   pixels whose eight neighbours are marks, spanning `photoMarkSpread`
+///   levels there: a photo in a white frame that turned dark) is part of
+///   the photograph, not a mark; a caption beside it is counted. A ground
+///   that is mostly transparency (the surface showing through) is left
+///   out too, and so are see-through pixels: a cut-out's silhouette is
 ///   not a mark of the picture.
 /// - **No glare** (`PictureLook+Glare`): at most 25 % of the dark variant
 ///   near white (luma 225 or more).
@@ -70,18 +71,18 @@ extension PictureLook {
   public static let maxFailingTileShare = 0.10
   /// The fewest failing tiles that make a picture illegible.
   public static let minFailingTiles = 2
-  /// A tile's marks are the edge of a photograph, reported with the large
-  /// shapes, when their interior (mark pixels whose eight neighbours are
-  /// marks) covers at least this share of the tile…
-  public static let photoMarkInterior = 0.1
-  /// …and at least this share of that interior is textured: its 3x3
-  /// neighbourhood in the light picture spans `photoMarkRange` levels or
-  /// more. Measured at working size: the edge of a photo in a white frame
-  /// 0.92–1.0; heavy letters in a q12 JPEG 0.25–0.76; strokes of body text
-  /// have almost no interior (at most 11 pixels of a 400-pixel tile).
-  public static let photoMarkTextured = 0.9
-  /// See `photoMarkTextured`.
-  public static let photoMarkRange: UInt8 = 4
+  /// A mark pixel is part of a photograph, not ink, when the interior
+  /// marks (all eight neighbours marks too) within this many pixels of
+  /// it…
+  public static let photoMarkRadius = 2
+  /// …at least this many of them…
+  public static let photoMarkMinInterior = 6
+  /// …span this many luma levels or more in the light picture. A
+  /// stroke's core is one ink (60–90 px letters in a q12 JPEG left dark on
+  /// a ground turned dark still fail every tile); a photo's body spreads,
+  /// and keeps its spread through lossy coding, which smooths fine texture
+  /// away.
+  public static let photoMarkSpread: UInt8 = 24
   /// Pearson r a photograph's dark variant keeps with it…
   public static let minPhotoCorrelation = 0.8
   /// …when the light picture's luma has at least this standard deviation
@@ -173,11 +174,6 @@ extension PictureLook {
       var passing = 0
       var lightContrast: Float = 0
       var darkContrast: Float = 0
-      /// Mark pixels whose eight neighbours are marks too, and of those
-      /// the ones whose light 3x3 neighbourhood spans `photoMarkRange`
-      /// levels or more.
-      var interior = 0
-      var textured = 0
     }
     var tiles = [Tile](repeating: Tile(), count: tilesX * tilesY)
     var bandCount = [Int](repeating: 0, count: 32)
@@ -185,6 +181,7 @@ extension PictureLook {
     var lightHistogram = [Int](repeating: 0, count: 256)
     var lightContrasts: [Float] = []
     var candidate = [Bool](repeating: false, count: side * side)
+    var interior = [Bool](repeating: false, count: side * side)
     var darkContrasts: [Float] = []
     let soft = lightSoftShade ?? softShade(of: light)
     for ty in 0..<tilesY {
@@ -243,6 +240,20 @@ extension PictureLook {
               && !(soft?[o] ?? false)
           }
         }
+        // Interior candidates: all eight neighbours are candidates too (the
+        // body of a photograph, the core of a heavy stroke).
+        let th = y1 - y0
+        for ly in 0..<th {
+          for lx in 0..<tw {
+            var all = candidate[ly * tw + lx] && lx > 0 && ly > 0 && lx < tw - 1 && ly < th - 1
+            if all {
+              for ny in (ly - 1)...(ly + 1) where all {
+                for nx in (lx - 1)...(lx + 1) where !candidate[ny * tw + nx] { all = false }
+              }
+            }
+            interior[ly * tw + lx] = all
+          }
+        }
         bandCount.withUnsafeMutableBufferPointer { bands in
           for b in 0..<32 { bands[b] = 0 }
           for y in y0..<y1 {
@@ -255,17 +266,19 @@ extension PictureLook {
                 for nx in max(0, lx - 1)...min(tw - 1, lx + 1) where candidate[ny * tw + nx] { neighbours += 1 }
               }
               guard neighbours >= 3 else { continue }  // itself and two others
-              if neighbours == 9 {
-                tile.interior += 1
-                var lo: UInt8 = 255, hi: UInt8 = 0
-                for dy in -1...1 {
-                  for dx in -1...1 {
-                    let v = light.luma[(y + dy) * w + x + dx]
-                    lo = min(lo, v); hi = max(hi, v)
-                  }
+              // Part of a photograph (its edge against a frame that turned
+              // dark): the interior within `photoMarkRadius` spans
+              // `photoMarkSpread` levels or more. A stroke's core is one ink.
+              var lo: UInt8 = 255, hi: UInt8 = 0, inside = 0
+              let r = photoMarkRadius
+              for ny in max(0, ly - r)...min(th - 1, ly + r) {
+                for nx in max(0, lx - r)...min(tw - 1, lx + r) where interior[ny * tw + nx] {
+                  let v = light.luma[(y0 + ny) * w + x0 + nx]
+                  lo = min(lo, v); hi = max(hi, v)
+                  inside += 1
                 }
-                if hi - lo >= photoMarkRange { tile.textured += 1 }
               }
+              if inside >= photoMarkMinInterior && hi - lo >= photoMarkSpread { continue }
               let cl = ShownPicture.contrast(light.luminance[o], groundLight)
               // The best contrast within one pixel: coding moves an edge by
               // a pixel, it does not make a stroke vanish. Against one
@@ -331,11 +344,7 @@ extension PictureLook {
           for nx in max(0, tx - 2)...min(tilesX - 1, tx + 2) where isShape[ny * tilesX + nx] { besideShape = true }
         }
         let fails = Double(tile.passing) < tilePassShare * Double(tile.marks)
-        // The edge of a photograph (a photo in a white frame): its marks
-        // are a solid, textured block, not strokes of ink.
-        let pictorial = Double(tile.interior) >= photoMarkInterior * Double(side * side)
-          && Double(tile.textured) >= photoMarkTextured * Double(tile.interior)
-        if besideShape || pictorial {
+        if besideShape {
           if fails { report.faintShapeTiles += 1 }
           continue
         }

@@ -173,6 +173,13 @@ public struct DarkVariantGenerator: Sendable {
                  meanLumaBefore: Luma.mean(of: image))
   }
 
+  /// The methods ``makeDarkVariant(of:)`` tries for `image`, in its order.
+  public func methodsInOrder(for image: RGBAImage) -> [DarkMethod] {
+    var analysis = prepared(image).analysis
+    if analysis.kind == .photograph { analysis.panel = lightPanel(in: image) }
+    return methods(for: analysis)
+  }
+
   /// The methods to try for a picture, best first (see
   /// ``makeDarkVariant(of:)``).
   func methods(for analysis: Analysis) -> [DarkMethod] {

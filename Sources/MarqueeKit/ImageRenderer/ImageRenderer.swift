@@ -115,6 +115,7 @@ public struct ImageRenderer: Sendable {
     // resized, so every width looks alike.
     var chosen: DarkVariant?
     for rung in ladder.reversed() {
+      var encoded: [(String, Data)]?
       let resized: RGBAImage
       do {
         resized = try ImageResampler.resize(picture.image, width: rung.width, height: rung.height)
@@ -133,9 +134,10 @@ public struct ImageRenderer: Sendable {
             throw MarqueeError.encoding(error, file: file, output: "the \(rung.width)x\(rung.height) dark rendition")
           }
         } else {
-          let variant = darkGenerator.makeDarkVariant(of: resized)
-          chosen = variant
-          rungDark = .picture(variant.image)
+          let judged = try codedDarkVariant(of: resized, names: paths(width: rung.width), file: file)
+          chosen = judged.variant
+          encoded = judged.files
+          rungDark = .picture(judged.variant.image)
         }
       case .same:
         rungDark = .sameAsLight
@@ -143,7 +145,11 @@ public struct ImageRenderer: Sendable {
         rungDark = .picture(try scaled(matched, width: rung.width, height: rung.height, file: file))
       }
       let names = paths(width: rung.width)
-      files += try encodeStill(resized, dark: rungDark, names: names, file: file)
+      if let encoded {
+        files += encoded
+      } else {
+        files += try encodeStill(resized, dark: rungDark, names: names, file: file)
+      }
       renditions.insert(names.rendition(width: rung.width, height: rung.height), at: 0)
     }
     var set = RenderedImageSet(
@@ -153,6 +159,54 @@ public struct ImageRenderer: Sendable {
     set.darkMethod = chosen?.method ?? .dimmed
     set.health = picture.damage.map { SourceHealth(damagedStill: $0) }
     return (files, set)
+  }
+
+  /// The widest rung's dark variant, judged as it is published: the
+  /// generator judges its candidates on their pixels, but `verify` (and the
+  /// build's check of its own outputs) judges the decoded WebP and JPEG
+  /// files, and lossy coding can move a borderline picture across a rule
+  /// (a photo's edge against a white mat). When the generator's choice
+  /// passes on its pixels but not as coded, its other methods are tried,
+  /// in its order, each encoded and judged as coded, and the first that
+  /// passes is published. When none does, the generator's choice stays,
+  /// with the coded problems as its warnings.
+  ///
+  /// - Returns: the variant and the rung's four encoded files.
+  func codedDarkVariant(of image: RGBAImage, names: RungPaths,
+                        file: String) throws(MarqueeError) -> (variant: DarkVariant, files: [(String, Data)]) {
+    let generator = darkGenerator
+    var variant = generator.makeDarkVariant(of: image)
+    let files = try encodeStill(image, dark: .picture(variant.image), names: names, file: file)
+    guard variant.problems.isEmpty else { return (variant, files) }
+    let problems = codedDarkProblems(files, names: names)
+    guard !problems.isEmpty else { return (variant, files) }
+    for method in generator.methodsInOrder(for: image) where method != variant.method {
+      let other = generator.makeDarkVariant(of: image, using: method)
+      let otherFiles = try encodeStill(image, dark: .picture(other.image), names: names, file: file)
+      if codedDarkProblems(otherFiles, names: names).isEmpty { return (other, otherFiles) }
+    }
+    variant.problems = problems
+    return (variant, files)
+  }
+
+  /// The dark-variant rules `verify` applies to a rung's encoded files
+  /// (`DarkVariantCheck` on the decoded WebP pair, and on the JPEG pair
+  /// unless the picture is transparent or the JPEGs show the WebPs'
+  /// pictures), in words; empty when they pass or a file cannot be decoded
+  /// (the build's check of its outputs reports that).
+  func codedDarkProblems(_ files: [(String, Data)], names: RungPaths) -> [String] {
+    func decoded(_ name: String) -> RGBAImage? {
+      guard let data = files.first(where: { $0.0 == name })?.1 else { return nil }
+      return try? ImageSource.open(data: data, path: name, limits: options.limits).decodeStill().image
+    }
+    guard let light = decoded(names.webp), let dark = decoded(names.darkWebp) else { return [] }
+    let check = DarkVariantCheck(surfaces: PictureLook.Surfaces(light: options.background, dark: options.darkSurface))
+    let webpProblems = check.problems(light: light, dark: dark)
+    guard !light.hasTransparency, let lightJPEG = decoded(names.jpeg), let darkJPEG = decoded(names.darkJpeg) else {
+      return webpProblems
+    }
+    if CodedAlike.same(lightJPEG, light) && CodedAlike.same(darkJPEG, dark) { return webpProblems }
+    return webpProblems + check.problems(light: lightJPEG, dark: darkJPEG)
   }
 
   /// What a rung's dark files are made of.
