@@ -83,12 +83,9 @@ extension DarkVariantGenerator {
     /// ribbon, a badge, a pill button (a pill 300x80 fills 0.94); a bold
     /// B with its counters filled about 0.9.
     static let darkPanelOutline = 0.93
-    /// A dark panel whose box's shorter side is under the picture's shorter
-    /// side over this (41 px of a 658 px banner; a tag 44 px high is not)
-    /// needs a label of ``minLabelParts`` separate parts or more (the
-    /// letters of NEW): a glyph's counters are one or two (O, 8, B).
-    static let darkPanelSideDivisor = 16
-    /// See ``darkPanelSideDivisor``.
+    /// A dark panel's label is at least this many separate parts its box
+    /// encloses (the letters of NEW, of -40 %): a glyph's counters are one
+    /// or two (O, 8, B).
     static let minLabelParts = 3
     /// A pixel is in a smooth interior when its four neighbours' luma is
     /// within this many levels of its own.
@@ -392,12 +389,13 @@ extension DarkVariantGenerator {
               for x in minX...maxX where isGround[y * w + x] && mask[y * w + x] != MaskState.backdrop { label += 1 }
             }
             // With its label it is a (rounded) rectangle: a bold B with its
-            // counters filled is not. A small one whose label is one or two
-            // holes is a glyph (a bold 8 at 36 px, its two counters).
+            // counters filled is not. One whose label is one or two holes
+            // is a glyph (a bold 8, its two counters, in a calendar cell
+            // whose ground fills the corners of its box).
             let box = Double((maxX - minX + 1) * (maxY - minY + 1))
             isSolidShape = label >= GraphicsTuning.minLabelPixels
               && Double(members.count + label) >= GraphicsTuning.darkPanelOutline * box
-            if isSolidShape, min(maxX - minX, maxY - minY) + 1 < min(w, h) / GraphicsTuning.darkPanelSideDivisor {
+            if isSolidShape {
               isSolidShape = Self.labelParts(inX: minX...maxX, y: minY...maxY, width: w,
                                              isLabel: { isGround[$0] && mask[$0] != MaskState.backdrop })
                 >= GraphicsTuning.minLabelParts

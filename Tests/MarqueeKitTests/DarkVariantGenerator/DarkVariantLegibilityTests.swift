@@ -326,6 +326,14 @@ struct DarkVariantLegibilityTests {
                       TextLayer(text: "1     2     3     4     5     6     7", size: 36, colour: "0x111111", x: 60, y: 110),
                       TextLayer(text: "8     9    10   11   12   13   14", size: 36, colour: "0x111111", x: 60, y: 223),
                     ], jpegQuality: 8),
+    // Large bold glyphs in a grid: the cell's ground fills the corners of
+    // a B8's box around its counters, which is no dark panel's label.
+    GeneratedBanner(id: "glyphgrid", ground: "color=white:s=1170x658,drawgrid=w=195:h=219:color=0x999999:t=2",
+                    layers: [
+                      TextLayer(text: "1", size: 110, colour: "0x111111", x: 20, y: 40),
+                      TextLayer(text: "B8", size: 110, colour: "0x111111", x: 600, y: 40),
+                      TextLayer(text: "88", size: 110, colour: "0x111111", x: 795, y: 259),
+                    ]),
     GeneratedBanner(id: "sticker", ground: "color=white:s=1170x658",
                     layers: [
                       TextLayer(text: "-40%", size: 120, colour: "0xD32F2F", x: 360, y: 180),
@@ -634,7 +642,7 @@ struct DarkVariantLegibilityTests {
     }
   }
 
-  @Test("light grey and pastel tiles, grey chat bubbles, zebra rows to the edges, a pastel map, a calendar and a white sticker card turn into dark panels with light text, never dimmed light slabs")
+  @Test("light grey and pastel tiles, grey chat bubbles, zebra rows to the edges, a pastel map, a calendar, a grid of large glyphs and a white sticker card turn into dark panels with light text, never dimmed light slabs")
   func lightFillsBecomeDarkPanels() throws {
     let b = try Self.built.get()
     func rgb(_ image: RGBAImage, _ x: Int, _ y: Int) -> (r: Double, g: Double, b: Double, luma: Double) {
@@ -652,6 +660,7 @@ struct DarkVariantLegibilityTests {
       ("map", [(800, 100), (200, 250), (1000, 600)]),
       ("calendar", [(100, 300), (600, 500), (1000, 400), (800, 45)]),
       ("calendarjpeg", [(100, 300), (600, 500), (1000, 400), (800, 45)]),
+      ("glyphgrid", [(685, 185), (880, 400), (100, 500)]),
       ("sticker", [(800, 480), (320, 140)]),
     ]
     for (id, points) in fills {
