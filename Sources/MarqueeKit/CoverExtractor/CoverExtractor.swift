@@ -43,15 +43,31 @@ public struct CoverExtractor: Sendable {
   /// - Returns: the files, with paths relative to `itemFolder`.
   /// - Throws: `MediaIOError` from the encoders, or a file-system error.
   public func write(_ picture: RGBAImage, into itemFolder: URL) throws -> CoverFiles {
-    let dark = darkVariants.makeDarkVariant(of: picture)
     var files = CoverFiles(webp: "cover.webp", jpeg: "cover.jpg", darkWebP: "cover.dark.webp", darkJPEG: "cover.dark.jpg",
-                           width: picture.width, height: picture.height, darkKind: dark.kind)
-    files.darkMethod = dark.method
-    files.darkProblems = dark.problems
-    let writes: [(String, Data)] = [
+                           width: picture.width, height: picture.height, darkKind: .photograph)
+    let light: [(String, Data)] = [
       (files.webp, try WebPEncoder.encode(picture, quality: webpQuality)),
       (files.jpeg, try JPEGEncoder.encode(picture, quality: jpegQuality)),
-    ] + (try darkFiles(dark.image, files: files))
+    ]
+    // The dark cover is judged as `verify` judges it: each pair of files
+    // decoded (the WebPs, the JPEGs).
+    let check = DarkVariantCheck(surfaces: darkVariants.surfaces)
+    func decoded(_ data: Data, _ name: String) -> RGBAImage? {
+      try? ImageSource.open(data: data, path: name, limits: InputLimits()).decodeStill().image
+    }
+    let lightPictures = light.map { decoded($0.1, $0.0) }
+    let (dark, darkWrites) = try darkVariants.makeCodedDarkVariant(
+      of: picture, encode: { (image) throws in try darkFiles(image, files: files) },
+      problems: { darkFiles in
+        zip(lightPictures, darkFiles).flatMap { (lightPicture, darkFile) -> [String] in
+          guard let lightPicture, let darkPicture = decoded(darkFile.1, darkFile.0) else { return [] }
+          return check.problems(light: lightPicture, dark: darkPicture)
+        }
+      })
+    files.darkKind = dark.kind
+    files.darkMethod = dark.method
+    files.darkProblems = dark.problems
+    let writes = light + darkWrites
     for (path, data) in writes {
       try data.write(to: itemFolder.appendingPathComponent(path), options: .atomic)
     }

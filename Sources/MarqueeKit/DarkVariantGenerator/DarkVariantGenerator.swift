@@ -173,6 +173,37 @@ public struct DarkVariantGenerator: Sendable {
                  meanLumaBefore: Luma.mean(of: image))
   }
 
+  /// ``makeDarkVariant(of:)``, judged again as published: the generator
+  /// judges its candidates on their pixels, but `verify` judges the decoded
+  /// WebP and JPEG files, and lossy coding can move a borderline picture
+  /// across a rule (a photo's dark edge against a wide white mat). When the
+  /// chosen variant passes on its pixels but its encoded files do not, the
+  /// other methods are tried in order, each encoded and judged as coded,
+  /// and the first that passes is returned. When none does, the first
+  /// choice stays, with the coded problems as its ``DarkVariant/problems``.
+  ///
+  /// - Parameters:
+  ///   - encode: the files published for a dark picture of `image`'s size.
+  ///   - problems: the rules those files break as `verify` decodes them
+  ///     (`DarkVariantCheck`), in words.
+  /// - Returns: the variant and its encoded files.
+  /// - Throws: what `encode` throws.
+  func makeCodedDarkVariant<Files, E: Error>(of image: RGBAImage, encode: (RGBAImage) throws(E) -> Files,
+                                             problems: (Files) -> [String]) throws(E) -> (variant: DarkVariant, files: Files) {
+    var variant = makeDarkVariant(of: image)
+    let files = try encode(variant.image)
+    guard variant.problems.isEmpty else { return (variant, files) }
+    let coded = problems(files)
+    guard !coded.isEmpty else { return (variant, files) }
+    for method in methodsInOrder(for: image) where method != variant.method {
+      let other = makeDarkVariant(of: image, using: method)
+      let otherFiles = try encode(other.image)
+      if problems(otherFiles).isEmpty { return (other, otherFiles) }
+    }
+    variant.problems = coded
+    return (variant, files)
+  }
+
   /// The methods ``makeDarkVariant(of:)`` tries for `image`, in its order.
   public func methodsInOrder(for image: RGBAImage) -> [DarkMethod] {
     var analysis = prepared(image).analysis

@@ -161,32 +161,15 @@ public struct ImageRenderer: Sendable {
     return (files, set)
   }
 
-  /// The widest rung's dark variant, judged as it is published: the
-  /// generator judges its candidates on their pixels, but `verify` (and the
-  /// build's check of its own outputs) judges the decoded WebP and JPEG
-  /// files, and lossy coding can move a borderline picture across a rule
-  /// (a photo's edge against a white mat). When the generator's choice
-  /// passes on its pixels but not as coded, its other methods are tried,
-  /// in its order, each encoded and judged as coded, and the first that
-  /// passes is published. When none does, the generator's choice stays,
-  /// with the coded problems as its warnings.
+  /// The widest rung's dark variant, judged as it is published
+  /// (``DarkVariantGenerator/makeCodedDarkVariant(of:encode:problems:)``).
   ///
   /// - Returns: the variant and the rung's four encoded files.
   func codedDarkVariant(of image: RGBAImage, names: RungPaths,
                         file: String) throws(MarqueeError) -> (variant: DarkVariant, files: [(String, Data)]) {
-    let generator = darkGenerator
-    var variant = generator.makeDarkVariant(of: image)
-    let files = try encodeStill(image, dark: .picture(variant.image), names: names, file: file)
-    guard variant.problems.isEmpty else { return (variant, files) }
-    let problems = codedDarkProblems(files, names: names)
-    guard !problems.isEmpty else { return (variant, files) }
-    for method in generator.methodsInOrder(for: image) where method != variant.method {
-      let other = generator.makeDarkVariant(of: image, using: method)
-      let otherFiles = try encodeStill(image, dark: .picture(other.image), names: names, file: file)
-      if codedDarkProblems(otherFiles, names: names).isEmpty { return (other, otherFiles) }
-    }
-    variant.problems = problems
-    return (variant, files)
+    try darkGenerator.makeCodedDarkVariant(
+      of: image, encode: { (dark) throws(MarqueeError) in try encodeStill(image, dark: .picture(dark), names: names, file: file) },
+      problems: { codedDarkProblems($0, names: names) })
   }
 
   /// The dark-variant rules `verify` applies to a rung's encoded files
