@@ -162,34 +162,37 @@ public struct ImageRenderer: Sendable {
   }
 
   /// The widest rung's dark variant, judged as it is published
-  /// (``DarkVariantGenerator/makeCodedDarkVariant(of:encode:problems:)``).
+  /// (``DarkVariantGenerator/makeCodedDarkVariant(of:encode:problems:)``):
+  /// the light files encoded and decoded once, each candidate's dark files
+  /// encoded, decoded and judged against them as `verify` judges a still
+  /// (`DarkVariantCheck` on the WebP pair, and on the JPEG pair unless the
+  /// picture is transparent or the JPEGs show the WebPs' pictures).
   ///
   /// - Returns: the variant and the rung's four encoded files.
   func codedDarkVariant(of image: RGBAImage, names: RungPaths,
                         file: String) throws(MarqueeError) -> (variant: DarkVariant, files: [(String, Data)]) {
-    try darkGenerator.makeCodedDarkVariant(
-      of: image, encode: { (dark) throws(MarqueeError) in try encodeStill(image, dark: .picture(dark), names: names, file: file) },
-      problems: { codedDarkProblems($0, names: names) })
+    let light = try encodeStill(image, dark: .sameAsLight, names: names, file: file).prefix(2)
+    let lightWebP = decodedStill(light[light.startIndex].1, name: names.webp)
+    let lightJPEG = decodedStill(light[light.startIndex + 1].1, name: names.jpeg)
+    let check = DarkVariantCheck(surfaces: PictureLook.Surfaces(light: options.background, dark: options.darkSurface))
+    let judged = try darkGenerator.makeCodedDarkVariant(
+      of: image, encode: { (dark) throws(MarqueeError) in try encodeDark(dark, names: names, file: file) },
+      problems: { darkFiles in
+        // A file that cannot be decoded is reported by the build's check
+        // of its outputs.
+        guard let lightWebP, let darkWebP = decodedStill(darkFiles[0].1, name: names.darkWebp) else { return [] }
+        let webpProblems = check.problems(light: lightWebP, dark: darkWebP)
+        guard !lightWebP.hasTransparency, let lightJPEG,
+              let darkJPEG = decodedStill(darkFiles[1].1, name: names.darkJpeg) else { return webpProblems }
+        if CodedAlike.same(lightJPEG, lightWebP) && CodedAlike.same(darkJPEG, darkWebP) { return webpProblems }
+        return webpProblems + check.problems(light: lightJPEG, dark: darkJPEG)
+      })
+    return (judged.variant, Array(light) + judged.files)
   }
 
-  /// The dark-variant rules `verify` applies to a rung's encoded files
-  /// (`DarkVariantCheck` on the decoded WebP pair, and on the JPEG pair
-  /// unless the picture is transparent or the JPEGs show the WebPs'
-  /// pictures), in words; empty when they pass or a file cannot be decoded
-  /// (the build's check of its outputs reports that).
-  func codedDarkProblems(_ files: [(String, Data)], names: RungPaths) -> [String] {
-    func decoded(_ name: String) -> RGBAImage? {
-      guard let data = files.first(where: { $0.0 == name })?.1 else { return nil }
-      return try? ImageSource.open(data: data, path: name, limits: options.limits).decodeStill().image
-    }
-    guard let light = decoded(names.webp), let dark = decoded(names.darkWebp) else { return [] }
-    let check = DarkVariantCheck(surfaces: PictureLook.Surfaces(light: options.background, dark: options.darkSurface))
-    let webpProblems = check.problems(light: light, dark: dark)
-    guard !light.hasTransparency, let lightJPEG = decoded(names.jpeg), let darkJPEG = decoded(names.darkJpeg) else {
-      return webpProblems
-    }
-    if CodedAlike.same(lightJPEG, light) && CodedAlike.same(darkJPEG, dark) { return webpProblems }
-    return webpProblems + check.problems(light: lightJPEG, dark: darkJPEG)
+  /// An encoded still decoded as `verify` decodes it, or `nil`.
+  func decodedStill(_ data: Data, name: String) -> RGBAImage? {
+    try? ImageSource.open(data: data, path: name, limits: options.limits).decodeStill().image
   }
 
   /// What a rung's dark files are made of.
@@ -203,22 +206,31 @@ public struct ImageRenderer: Sendable {
   /// The four files of one still rung.
   func encodeStill(_ image: RGBAImage, dark: RungDark, names: RungPaths,
                    file: String) throws(MarqueeError) -> [(String, Data)] {
+    let webp: Data, jpeg: Data
     do {
-      let webp = try WebPEncoder.encode(image, quality: options.webpQuality)
-      let jpeg = try JPEGEncoder.encode(flatten(image, onto: options.background), quality: options.jpegQuality)
-      switch dark {
-      case .sameAsLight:
-        return [(names.webp, webp), (names.jpeg, jpeg), (names.darkWebp, webp), (names.darkJpeg, jpeg)]
-      case .picture(let picture):
-        return [
-          (names.webp, webp),
-          (names.jpeg, jpeg),
-          (names.darkWebp, try WebPEncoder.encode(picture, quality: options.webpQuality)),
-          (names.darkJpeg, try JPEGEncoder.encode(flatten(picture, onto: options.darkSurface), quality: options.jpegQuality)),
-        ]
-      }
+      webp = try WebPEncoder.encode(image, quality: options.webpQuality)
+      jpeg = try JPEGEncoder.encode(flatten(image, onto: options.background), quality: options.jpegQuality)
     } catch {
       throw MarqueeError.encoding(error, file: file, output: "\(image.width)x\(image.height) WebP/JPEG")
+    }
+    switch dark {
+    case .sameAsLight:
+      return [(names.webp, webp), (names.jpeg, jpeg), (names.darkWebp, webp), (names.darkJpeg, jpeg)]
+    case .picture(let picture):
+      return [(names.webp, webp), (names.jpeg, jpeg)] + (try encodeDark(picture, names: names, file: file))
+    }
+  }
+
+  /// The two dark files of one still rung: WebP, and JPEG flattened onto
+  /// the dark surface.
+  func encodeDark(_ picture: RGBAImage, names: RungPaths, file: String) throws(MarqueeError) -> [(String, Data)] {
+    do {
+      return [
+        (names.darkWebp, try WebPEncoder.encode(picture, quality: options.webpQuality)),
+        (names.darkJpeg, try JPEGEncoder.encode(flatten(picture, onto: options.darkSurface), quality: options.jpegQuality)),
+      ]
+    } catch {
+      throw MarqueeError.encoding(error, file: file, output: "\(picture.width)x\(picture.height) dark WebP/JPEG")
     }
   }
 
