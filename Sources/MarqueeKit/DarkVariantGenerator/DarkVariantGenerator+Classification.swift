@@ -71,6 +71,9 @@ extension DarkVariantGenerator {
     /// A transparent picture whose solid content is dark flat ink (a logo,
     /// a wordmark, handwriting: ``DarkVariantGenerator/inkAnalysis(of:)``).
     var darkInk = false
+    /// A transparent picture whose solid content is a light card holding
+    /// text (``DarkVariantGenerator/InkAnalysis/isLightCard``).
+    var lightCard = false
     /// The share of the picture that is flat light fill
     /// (``DarkVariantGenerator/flatGraphicGround(of:ring:)``), when that
     /// found a flat graphic.

@@ -116,12 +116,12 @@ extension DarkVariantGenerator {
     /// lighter: a white card on a grey page. An off-white product on white
     /// (250, 250, 247 on 255: 0.017 below) is darker than that.
     static let panelLightness = 0.005
-    /// A part is a light fill, a panel whatever it holds, when its most
-    /// common colour is at least this OKLab lightness (about sRGB
-    /// `#CFCFCF`; a `#D8D8D8` or `#F2F2F2` tile, a `#E9E9EB` chat bubble, a
-    /// peach or mint category tile) and darker than the ground by more than
-    /// ``panelLightness``, under ``brandChroma``, covers at least
-    /// ``lightFillShare`` of the part, and the part is flat (fewer than
+    /// A part is a light fill, a panel whatever it holds, when its light
+    /// fills (colours of at least this OKLab lightness, about sRGB
+    /// `#CFCFCF`: a `#D8D8D8` or `#F2F2F2` tile, a `#E9E9EB` chat bubble, a
+    /// peach or mint category tile; more than ``panelLightness`` off the
+    /// ground in OKLab; under ``brandChroma``) cover
+    /// at least ``lightFillShare`` of the part together, and the part is flat (fewer than
     /// ``shadedLevels`` smooth levels) or a near rectangle (``insetFill``:
     /// a tile holding a product photo), and it holds something: at least
     /// ``minLabelPixels`` more than ``groundNoise`` levels off its fill (a
@@ -129,8 +129,13 @@ extension DarkVariantGenerator {
     /// and is not a rectangle, an off-white product with a soft edge holds
     /// nothing; a card is its fill plus its text.
     static let lightFillLightness = 0.85
-    /// See ``lightFillLightness``.
+    /// See ``lightFillLightness``: the share the part's light fills hold
+    /// together (``DarkVariantGenerator/lightFills(of:pixels:counts:ground:)``).
     static let lightFillShare = 0.5
+    /// A colour bin holding at least this share of a part is one of its
+    /// fills (four touching pastel tiles hold about a quarter each, the
+    /// text on them a few percent).
+    static let minFillShare = 0.05
     /// A light fill whose measured smooth pixels (those off the ground by
     /// more than ``groundNoise``) are under this share of it is flat
     /// whatever their levels: a JPEG's noise on a calendar's grid lines
@@ -341,20 +346,26 @@ extension DarkVariantGenerator {
         let compact = fill >= GraphicsTuning.productFill
           || (fill >= GraphicsTuning.shadedProductFill && levels >= GraphicsTuning.shadedLevels)
         var isSolidShape = Double(n) >= GraphicsTuning.productArea * Double(w * h) && compact
-        // A light fill a little darker than the page (a light grey or pastel
-        // tile, a chat bubble, a zebra row, an icon's circle on a white
-        // page) is a panel, whatever it holds: its text is inverted with it,
-        // and a photo in it (a product picture in a tile) is kept.
-        let fillColour = OKLab(r: ink.r, g: ink.g, b: ink.b)
-        if fillColour.chroma < GraphicsTuning.brandChroma && fillColour.l >= GraphicsTuning.lightFillLightness
-          && fillColour.l < groundL - GraphicsTuning.panelLightness && ink.share >= GraphicsTuning.lightFillShare
+        // A light fill a little off the page (a light grey or pastel tile, a
+        // chat bubble, a zebra row, an icon's circle on a white page, a row
+        // of touching pastel tiles on a pale blue one) is a panel, whatever
+        // it holds: its text is inverted with it, and a photo in it (a
+        // product picture in a tile) is kept.
+        let fills = Self.lightFills(of: members, pixels: p, counts: &colours,
+                                    ground: OKLab(r: ground.r, g: ground.g, b: ground.b))
+        if fills.share >= GraphicsTuning.lightFillShare
           && (levels < GraphicsTuning.shadedLevels || fill >= GraphicsTuning.insetFill
-              || Double(smooth) < GraphicsTuning.fewSmoothShare * Double(members.count)) {
+              || Double(smooth) < GraphicsTuning.fewSmoothShare * Double(members.count)
+              || Double(Self.smoothPixels(of: members, offFills: fills.colours, pixels: p, width: w, height: h))
+                < GraphicsTuning.minSmoothShare * Double(members.count)) {
           var content = 0
           for idx in members where content < GraphicsTuning.minLabelPixels {
             let i = idx * 4
-            if abs(Int(p[i]) - Int(ink.r)) > noise || abs(Int(p[i + 1]) - Int(ink.g)) > noise
-              || abs(Int(p[i + 2]) - Int(ink.b)) > noise { content += 1 }
+            let off = fills.colours.allSatisfy { c in
+              abs(Int(p[i]) - Int(c.r)) > noise || abs(Int(p[i + 1]) - Int(c.g)) > noise
+                || abs(Int(p[i + 2]) - Int(c.b)) > noise
+            }
+            if off { content += 1 }
           }
           if content >= GraphicsTuning.minLabelPixels {
             isPhotograph = false
@@ -725,6 +736,36 @@ extension DarkVariantGenerator {
     return (smooth, histogram.reduce(0) { $0 + ($1 >= floor ? 1 : 0) })
   }
 
+  /// How many of a region's pixels are smooth (not on the picture's edge,
+  /// all four neighbours within ``GraphicsTuning/smoothStep`` luma levels)
+  /// and off every one of `fills` by more than
+  /// ``GraphicsTuning/blendTolerance`` in some channel: the shading of a
+  /// photograph on the fills, and the cores of the letters on them, but
+  /// not the fills' own noise (a q10 JPEG's spreads three pastel tiles
+  /// over thirty levels).
+  static func smoothPixels(of region: [Int], offFills fills: [RGB8], pixels p: UnsafeBufferPointer<UInt8>,
+                           width w: Int, height h: Int) -> Int {
+    let tolerance = GraphicsTuning.blendTolerance
+    var smooth = 0
+    for idx in region {
+      let x = idx % w, y = idx / w
+      guard x > 0, x < w - 1, y > 0, y < h - 1 else { continue }
+      let i = idx * 4
+      let onFill = fills.contains { c in
+        abs(Int(p[i]) - Int(c.r)) <= tolerance && abs(Int(p[i + 1]) - Int(c.g)) <= tolerance
+          && abs(Int(p[i + 2]) - Int(c.b)) <= tolerance
+      }
+      if onFill { continue }
+      let l = Luma.integer(p[i], p[i + 1], p[i + 2])
+      @inline(__always) func near(_ n: Int) -> Bool {
+        let j = n * 4
+        return abs(Luma.integer(p[j], p[j + 1], p[j + 2]) - l) <= GraphicsTuning.smoothStep
+      }
+      if near(idx - 1), near(idx + 1), near(idx - w), near(idx + w) { smooth += 1 }
+    }
+    return smooth
+  }
+
   /// The number of 4-connected parts of the pixels in a box for which
   /// `isLabel` holds that the box encloses (none of their pixels on its
   /// edge); indices into a picture `width` wide.
@@ -784,6 +825,54 @@ extension DarkVariantGenerator {
             abs(ground.2 + t * step.2 - c.2) <= tolerance else { return nil }
       return t
     }
+  }
+
+  /// The light fills of a region: the 5-bit-per-channel bins that each hold
+  /// at least ``GraphicsTuning/minFillShare`` of it and whose colour (the
+  /// exact mean of the bin's pixels) is a light fill: OKLab lightness at
+  /// least ``GraphicsTuning/lightFillLightness``, chroma under
+  /// ``GraphicsTuning/brandChroma``, and more than
+  /// ``GraphicsTuning/panelLightness`` off the ground in OKLab, darker (a
+  /// grey or pastel tile on white), lighter (a cream tile on a pale blue
+  /// one) or of another hue (a mint tile as light as a pale blue page).
+  /// Touching tiles of several pastels are one part of several fills.
+  ///
+  /// - Parameter counts: scratch space, 32768 zeros (left zero).
+  /// - Returns: the fills' colours and the share of the region they hold
+  ///   together (0–1).
+  static func lightFills(of region: [Int], pixels p: UnsafeBufferPointer<UInt8>, counts: inout [Int32],
+                         ground: OKLab) -> (colours: [RGB8], share: Double) {
+    guard !region.isEmpty else { return ([], 0) }
+    @inline(__always) func bin(_ i: Int) -> Int { Int(p[i] >> 3) << 10 | Int(p[i + 1] >> 3) << 5 | Int(p[i + 2] >> 3) }
+    let least = Int32(max(1, (GraphicsTuning.minFillShare * Double(region.count)).rounded(.up)))
+    var bins: [Int] = []
+    counts.withUnsafeMutableBufferPointer { c in
+      for idx in region {
+        let b = bin(idx * 4)
+        c[b] += 1
+        if c[b] == least { bins.append(b) }
+      }
+      for idx in region { c[bin(idx * 4)] = 0 }
+    }
+    guard !bins.isEmpty else { return ([], 0) }
+    var sums = [(Int, Int, Int, Int)](repeating: (0, 0, 0, 0), count: bins.count)
+    for idx in region {
+      let i = idx * 4
+      guard let k = bins.firstIndex(of: bin(i)) else { continue }
+      sums[k].0 += Int(p[i]); sums[k].1 += Int(p[i + 1]); sums[k].2 += Int(p[i + 2]); sums[k].3 += 1
+    }
+    var colours: [RGB8] = [], held = 0
+    for s in sums {
+      let c = RGB8(r: UInt8(s.0 / s.3), g: UInt8(s.1 / s.3), b: UInt8(s.2 / s.3))
+      let lab = OKLab(r: c.r, g: c.g, b: c.b)
+      let distance = ((lab.l - ground.l) * (lab.l - ground.l) + (lab.a - ground.a) * (lab.a - ground.a)
+                      + (lab.b - ground.b) * (lab.b - ground.b)).squareRoot()
+      guard lab.l >= GraphicsTuning.lightFillLightness, lab.chroma < GraphicsTuning.brandChroma,
+            distance > GraphicsTuning.panelLightness else { continue }
+      colours.append(c)
+      held += s.3
+    }
+    return (colours, Double(held) / Double(region.count))
   }
 
   /// A region's most common colour: the 5-bit-per-channel bin holding most

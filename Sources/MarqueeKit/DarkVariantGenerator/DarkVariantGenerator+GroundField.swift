@@ -337,7 +337,9 @@ extension DarkVariantGenerator {
   func prepared(_ image: RGBAImage) -> (image: RGBAImage, analysis: Analysis) {
     var analysis = analyze(image)
     guard analysis.kind != .transparent else {
-      analysis.darkInk = inkAnalysis(of: image).isDarkInk
+      let ink = inkAnalysis(of: image)
+      analysis.darkInk = ink.isDarkInk
+      analysis.lightCard = ink.isLightCard
       return (image, analysis)
     }
     if let field = groundField(of: image) {

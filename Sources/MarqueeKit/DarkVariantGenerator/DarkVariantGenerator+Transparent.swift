@@ -27,6 +27,18 @@ extension DarkVariantGenerator {
     /// Below this largest channel value a colour's saturation is faded out:
     /// the hue of a near-black pixel is mostly noise and compression error.
     static let darkChromaKnee = 64.0
+    /// Light content is a *card* (a white or frosted price card, a pale
+    /// sticker holding text) when its most common colour holds at least
+    /// this share of its solid pixels, is a light fill
+    /// (``GraphicsTuning/lightFillLightness``, under
+    /// ``GraphicsTuning/brandChroma``), the content is flat ink
+    /// (``minInkFlatness``), and at least ``GraphicsTuning/minLabelPixels``
+    /// solid pixels lie more than ``GraphicsTuning/groundNoise`` levels off
+    /// that colour (its text). Dimmed by 10 % such a card stays a light
+    /// slab on the dark surface (a white card at alpha 200 shows at luma
+    /// 186 on `#1C1C1E`); it is inverted as it shows on the light surface
+    /// instead. A shaded cut-out is not flat, a light icon holds nothing.
+    static let cardShare = 0.5
   }
 
   /// What the transparent treatment decided about an image's content.
@@ -37,6 +49,9 @@ extension DarkVariantGenerator {
     var flatness: Double
     /// Whether the content is dark flat ink that gets lifted.
     var isDarkInk: Bool
+    /// Whether the content is a light card holding text
+    /// (``TransparentTuning/cardShare``).
+    var isLightCard = false
   }
 
   /// Darkens a `.transparent` image: alpha stays exactly as it is.
@@ -180,9 +195,48 @@ extension DarkVariantGenerator {
     }
     let meanLuma = Double(lumaSum) / (256 * Double(solid))
     let flatness = Double(top.reduce(0, +)) / Double(solid)
-    return InkAnalysis(
+    var analysis = InkAnalysis(
       solidMeanLuma: meanLuma, flatness: flatness,
       isDarkInk: meanLuma < threshold && flatness >= Tune.minInkFlatness)
+    if !analysis.isDarkInk, flatness >= Tune.minInkFlatness,
+       Double(top[0]) >= Tune.cardShare * Double(solid),
+       let mode = histogram.indices.max(by: { histogram[$0] < histogram[$1] }) {
+      analysis.isLightCard = holdsText(image, fill: mode)
+    }
+    return analysis
+  }
+
+  /// Whether the solid pixels of `image` in the 5-bit colour bin `fill`
+  /// are a light fill holding text: their mean colour is a light fill and
+  /// at least ``GraphicsTuning/minLabelPixels`` solid pixels lie more than
+  /// ``GraphicsTuning/groundNoise`` levels off it in some channel.
+  private func holdsText(_ image: RGBAImage, fill bin: Int) -> Bool {
+    typealias Tune = TransparentTuning
+    var sum = (0, 0, 0), n = 0
+    image.pixels.withUnsafeBufferPointer { p in
+      var i = 0
+      while i < p.count {
+        if p[i + 3] >= Tune.solidAlpha, Int(p[i] >> 3) << 10 | Int(p[i + 1] >> 3) << 5 | Int(p[i + 2] >> 3) == bin {
+          sum.0 += Int(p[i]); sum.1 += Int(p[i + 1]); sum.2 += Int(p[i + 2]); n += 1
+        }
+        i += 4
+      }
+    }
+    guard n > 0 else { return false }
+    let fill = (sum.0 / n, sum.1 / n, sum.2 / n)
+    let lab = OKLab(r: UInt8(fill.0), g: UInt8(fill.1), b: UInt8(fill.2))
+    guard lab.l >= GraphicsTuning.lightFillLightness, lab.chroma < GraphicsTuning.brandChroma else { return false }
+    let noise = GraphicsTuning.groundNoise
+    var text = 0
+    image.pixels.withUnsafeBufferPointer { p in
+      var i = 0
+      while i < p.count && text < GraphicsTuning.minLabelPixels {
+        if p[i + 3] >= Tune.solidAlpha, abs(Int(p[i]) - fill.0) > noise || abs(Int(p[i + 1]) - fill.1) > noise
+          || abs(Int(p[i + 2]) - fill.2) > noise { text += 1 }
+        i += 4
+      }
+    }
+    return text >= GraphicsTuning.minLabelPixels
   }
 
   /// The lightened colour of one dark-ink pixel; see

@@ -221,13 +221,14 @@ public struct DarkVariantGenerator: Sendable {
       return analysis.panel == nil ? [.dimmed] : [.graphicsInvertedProductDimmed, .dimmed]
     case .transparent:
       // A drawing in dark flat ink (a logo with a brand-coloured mark, a
-      // wordmark) and a light card or sticker are treated as they show on
-      // the light surface, region by region, then made see-through again:
+      // wordmark) and a light card holding text (a white or frosted price
+      // card, opaque or not) are treated as they show on the light
+      // surface, region by region, then made see-through again:
       // a brand fill and the white it encloses are kept, the wordmark
       // turns light. The per-colour ink lift cannot tell a white detail
       // inside a brand mark from one inside black ink; it comes first for
       // other content (cut-outs, light icons), whose highlights it dims.
-      return analysis.darkInk
+      return analysis.darkInk || analysis.lightCard
         ? [.graphicsInverted, .alphaKept, .graphicsInvertedProductDimmed, .dimmed]
         : [.alphaKept, .graphicsInverted, .graphicsInvertedProductDimmed, .dimmed]
     case .lightBackground:

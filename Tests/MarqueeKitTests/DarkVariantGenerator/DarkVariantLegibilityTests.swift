@@ -174,6 +174,15 @@ private struct BuildFailure: Error, CustomStringConvertible {
 
 @Suite("Dark variants a designer would ship", .serialized)
 struct DarkVariantLegibilityTests {
+  /// Four touching pastel tiles: pink, pale blue, mint, cream.
+  private static let pastelRowGround = "color=0xFED5DE:s=1170x658,drawbox=x=585:y=0:w=585:h=329:color=0xD5F3FE:t=fill,drawbox=x=0:y=329:w=585:h=329:color=0xE0F5D5:t=fill,drawbox=x=585:y=329:w=585:h=329:color=0xFFF0C8:t=fill"
+  private static let pastelRowLayers = [
+    TextLayer(text: "Yoga", size: 60, colour: "0x111111", x: 60, y: 120),
+    TextLayer(text: "Swim", size: 60, colour: "0x111111", x: 650, y: 120),
+    TextLayer(text: "Run 5k", size: 60, colour: "0x111111", x: 60, y: 450),
+    TextLayer(text: "Rest day", size: 60, colour: "0x111111", x: 650, y: 450),
+  ]
+
   private static let calendarGround = "color=white:s=1170x658,drawbox=x=0:y=0:w=1170:h=90:color=0xE8E8ED:t=fill,drawbox=x=835:y=90:w=335:h=568:color=0xF0F0F0:t=fill,drawgrid=x=0:y=90:w=167:h=113:color=0xC8C8C8:t=2"
   private static let calendarLayers = [
     TextLayer(text: "December 2026", size: 48, colour: "0x1C1C1E", x: 40, y: 20),
@@ -339,6 +348,19 @@ struct DarkVariantLegibilityTests {
                       TextLayer(text: "on all coats", size: 48, colour: "0x222222", x: 365, y: 360),
                     ],
                     finish: "format=rgba,geq=r='r(X\\,Y)':g='g(X\\,Y)':b='b(X\\,Y)':a='255*between(X\\,300\\,849)*between(Y\\,120\\,519)'"),
+    // A frosted card: the same white card at alpha 200 on transparency
+    // (dimmed as a cut-out it stays a light slab on the dark surface).
+    GeneratedBanner(id: "frostedcard", ground: "color=white:s=1170x658",
+                    layers: [
+                      TextLayer(text: "Members save 20", size: 64, colour: "0x111111", x: 360, y: 260),
+                    ],
+                    finish: "format=rgba,geq=r='r(X\\,Y)':g='g(X\\,Y)':b='b(X\\,Y)':a='200*between(X\\,300\\,849)*between(Y\\,120\\,519)'"),
+    // Four pastel tiles that touch (pink, pale blue, mint, cream): the
+    // page is one of them, the other three are one part of three fills,
+    // one of them lighter than the page.
+    GeneratedBanner(id: "pastelrow", ground: pastelRowGround, layers: pastelRowLayers),
+    // The same tiles as a q10 JPEG: the noise on the fills is no shading.
+    GeneratedBanner(id: "pastelrowjpeg", ground: pastelRowGround, layers: pastelRowLayers, jpegQuality: 10),
     // A logo on transparency: a purple (#6C2BD9) mark enclosing a white
     // square and a purple core, beside a dark wordmark.
     GeneratedBanner(id: "logo", ground: "color=white:s=1170x658,drawbox=x=80:y=229:w=200:h=200:color=0x6C2BD9:t=fill,drawbox=x=130:y=279:w=100:h=100:color=white:t=fill,drawbox=x=155:y=304:w=50:h=50:color=0x6C2BD9:t=fill",
@@ -641,7 +663,7 @@ struct DarkVariantLegibilityTests {
     }
   }
 
-  @Test("light grey and pastel tiles, grey chat bubbles, zebra rows to the edges, a pastel map, a calendar, a grid of large glyphs and a white sticker card turn into dark panels with light text, never dimmed light slabs")
+  @Test("light grey and pastel tiles, grey chat bubbles, zebra rows to the edges, a pastel map, a calendar, a grid of large glyphs, a white sticker card, a frosted card and touching pastel tiles turn into dark panels with light text, never dimmed light slabs")
   func lightFillsBecomeDarkPanels() throws {
     let b = try Self.built.get()
     func rgb(_ image: RGBAImage, _ x: Int, _ y: Int) -> (r: Double, g: Double, b: Double, luma: Double) {
@@ -661,6 +683,9 @@ struct DarkVariantLegibilityTests {
       ("calendarjpeg", [(100, 300), (600, 500), (1000, 400), (800, 45)]),
       ("glyphgrid", [(685, 185), (880, 400), (100, 500)]),
       ("sticker", [(800, 480), (320, 140)]),
+      ("frostedcard", [(800, 480), (320, 140)]),
+      ("pastelrow", [(400, 40), (1000, 40), (400, 600), (1000, 600)]),
+      ("pastelrowjpeg", [(400, 40), (1000, 40), (400, 600), (1000, 600)]),
     ]
     for (id, points) in fills {
       let light = try b.picture(id, "url"), dark = try b.picture(id, "dark_url")
@@ -690,6 +715,15 @@ struct DarkVariantLegibilityTests {
       image.pixels[((y * image.height / 658) * image.width + x * image.width / 1170) * 4 + 3]
     }
     #expect(alpha(sticker, 100, 100) == 0 && alpha(sticker, 800, 480) == 255, "sticker: the alpha changed")
+    let frosted = try b.picture("frostedcard", "dark_url")
+    #expect(alpha(frosted, 100, 100) == 0 && alpha(frosted, 800, 480) == 200, "frostedcard: the alpha changed")
+    // Each pastel tile keeps its hue: the pink and cream tiles redder than
+    // blue, the pale blue tile bluer than red, the mint greener than red.
+    let row = try b.picture("pastelrow", "dark_url")
+    #expect(rgb(row, 400, 40).r > rgb(row, 400, 40).b && rgb(row, 1000, 600).r > rgb(row, 1000, 600).b,
+            "pastelrow: the pink tile is \(rgb(row, 400, 40)), the cream one \(rgb(row, 1000, 600))")
+    #expect(rgb(row, 1000, 40).b > rgb(row, 1000, 40).r && rgb(row, 400, 600).g > rgb(row, 400, 600).r,
+            "pastelrow: the blue tile is \(rgb(row, 1000, 40)), the mint one \(rgb(row, 400, 600))")
   }
 
   @Test("a logo on transparency keeps its brand-coloured mark and the white inside it; its dark wordmark turns light")
