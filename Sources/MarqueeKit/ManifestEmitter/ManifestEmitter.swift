@@ -12,7 +12,11 @@ import Foundation
 ///   `cover_dark_jpeg_url`, `width`, `height`, `dark_policy`;
 /// - image: `id`, `jpeg_url`, `dark_url`, `dark_jpeg_url`, `width`,
 ///   `height`, `sources` (the width ladder: `width`, `height`, `url`,
-///   `jpeg_url`), `dark_policy`.
+///   `jpeg_url`), `dark_policy`;
+/// - both: the placeholder a slot paints before its picture arrives
+///   (`Placeholder`): `thumbhash` and `dark_thumbhash` (ThumbHash, base64),
+///   `color` and `dark_color` (`#RRGGBB`, the average as shown on
+///   `background` and on `dark_surface`).
 ///
 /// `dark_policy` says where the item's dark pictures came from:
 /// `"generated"` (made from the light ones), `"designer"` (the job's
@@ -231,6 +235,7 @@ private struct ManifestItemBuilder {
     try set("cover_dark_url", url: video.darkCoverPath)
     try set("cover_dark_jpeg_url", url: video.darkCoverJPEGPath)
     members["dark_policy"] = .string(video.darkPolicy.rawValue)
+    setPlaceholder(video.placeholder)
 
     let duration = ManifestEmitter.roundedDuration(video.duration)
     guard video.duration.isFinite, duration > 0 else {
@@ -246,6 +251,14 @@ private struct ManifestItemBuilder {
     try setLink(video.link)
   }
 
+  mutating func setPlaceholder(_ placeholder: Placeholder?) {
+    guard let placeholder else { return }
+    members["thumbhash"] = .string(placeholder.thumbHash)
+    members["dark_thumbhash"] = .string(placeholder.darkThumbHash)
+    members["color"] = .string(placeholder.colour)
+    members["dark_color"] = .string(placeholder.darkColour)
+  }
+
   mutating func addImage(_ image: ImageManifestEntry) throws(MarqueeError) {
     members["type"] = .string("image")
     members["id"] = .string(id)
@@ -254,6 +267,7 @@ private struct ManifestItemBuilder {
     try set("dark_url", url: image.darkPath)
     try set("dark_jpeg_url", url: image.darkJPEGPath)
     members["dark_policy"] = .string(image.darkPolicy.rawValue)
+    setPlaceholder(image.placeholder)
     try setSize(width: image.width, height: image.height)
     try setLink(image.link)
 

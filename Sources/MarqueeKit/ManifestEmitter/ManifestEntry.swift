@@ -55,6 +55,9 @@ public struct VideoManifestEntry: Sendable, Equatable {
   public var urlChoice: VideoURLChoice
   /// Where the dark cover came from (`dark_policy`).
   public var darkPolicy: DarkPolicyKind
+  /// The slot's placeholder, from the cover and the dark cover
+  /// (`thumbhash`, `dark_thumbhash`, `color`, `dark_color`); nil writes none.
+  public var placeholder: Placeholder? = nil
 
   /// Creates an entry.
   public init(
@@ -117,6 +120,9 @@ public struct ImageManifestEntry: Sendable, Equatable {
   public var widths: [ImageWidthEntry]
   /// Where the dark files came from (`dark_policy`).
   public var darkPolicy: DarkPolicyKind
+  /// The slot's placeholder, from `url` and `dark_url` (`thumbhash`,
+  /// `dark_thumbhash`, `color`, `dark_color`); nil writes none.
+  public var placeholder: Placeholder? = nil
 
   /// Creates an entry.
   public init(

@@ -1,4 +1,5 @@
 import Foundation
+import MediaIO
 
 /// What the stages made for one banner: its manifest entry (paths under the
 /// item's folder), warnings and a one-line summary.
@@ -49,8 +50,26 @@ struct BannerItemBuilder: Sendable {
   ///   the stage.
   func make(_ spec: BannerSpec) throws(MarqueeError) -> ItemProduct {
     let folder = Self.folder(for: spec)
-    if spec.kind == .video { return try buildVideo(spec, folder: folder) }
-    return try buildImage(spec, folder: folder)
+    var product = spec.kind == .video ? try buildVideo(spec, folder: folder) : try buildImage(spec, folder: folder)
+    switch product.entry {
+    case .video(var entry):
+      entry.placeholder = try placeholder(light: entry.coverPath, dark: entry.darkCoverPath, folder: folder)
+      product.entry = .video(entry)
+    case .image(var entry):
+      entry.placeholder = try placeholder(light: entry.path, dark: entry.darkPath, folder: folder)
+      product.entry = .image(entry)
+    }
+    return product
+  }
+
+  /// The placeholder of the published pictures at `light` and `dark`
+  /// (paths in the item's `folder` under `staging`): what the carousel
+  /// shows first, read back as a client decodes it (the first frame of an
+  /// animation).
+  func placeholder(light: String, dark: String, folder: String) throws(MarqueeError) -> Placeholder {
+    let dir = staging.appendingPathComponent(folder)
+    return try Placeholder.read(light: dir.appendingPathComponent(light), dark: dir.appendingPathComponent(dark),
+                                surfaces: settings.surfaces, limits: limits)
   }
 
   /// What the summary line says of a dark policy other than the generated

@@ -43,6 +43,11 @@ struct PreviewBanner: Sendable, Equatable {
   /// Where the dark pictures came from (`dark_policy`); `nil` when the
   /// item does not say (generated) or says something unknown.
   var darkPolicy: DarkPolicyKind?
+  /// The placeholder colours (`color`, `dark_color`), `#RRGGBB`, when the
+  /// item has them: each figure is painted with its colour, at the
+  /// picture's aspect ratio, before the picture loads.
+  var colour: RGBColor?
+  var darkColour: RGBColor?
 
   /// How the dark pictures' captions name their origin: `""` for
   /// generated ones, ` · the designer's picture`, ` · same as light`.
@@ -92,6 +97,8 @@ struct PreviewBanner: Sendable, Equatable {
       banner.autoplay = item["autoplay"] as? Bool
       banner.muted = item["muted"] as? Bool
       banner.darkPolicy = (item["dark_policy"] as? String).flatMap(DarkPolicyKind.init(rawValue:))
+      banner.colour = (item["color"] as? String).flatMap(RGBColor.init(hex:))
+      banner.darkColour = (item["dark_color"] as? String).flatMap(RGBColor.init(hex:))
       func file(_ key: String) -> String? {
         guard let url = item[key] as? String else { return nil }
         guard let path = resolver.path(for: url) else {

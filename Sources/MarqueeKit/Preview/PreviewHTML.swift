@@ -69,8 +69,9 @@ struct PreviewHTML {
     out += "</p>\n<div class=\"pair\">\n"
     switch banner.kind {
     case .video:
-      out += figure("light", banner.cover, caption: "cover")
-      out += figure("dark", banner.darkCover, caption: "cover, dark (?theme=dark)\(banner.darkOrigin)")
+      out += figure("light", banner.cover, caption: "cover", placeholder: banner.colour, size: banner)
+      out += figure("dark", banner.darkCover, caption: "cover, dark (?theme=dark)\(banner.darkOrigin)",
+                    placeholder: banner.darkColour, size: banner)
       if let mp4 = banner.mp4 {
         let poster = banner.cover.map { " poster=\"\(href($0))\"" } ?? ""
         // HLS where the browser plays it natively, else (or when it cannot
@@ -85,8 +86,9 @@ struct PreviewHTML {
         out += "<figure class=\"light\"><p class=\"missing\">MP4 missing</p></figure>\n"
       }
     case .image:
-      out += figure("light", banner.image, caption: "image")
-      out += figure("dark", banner.darkImage, caption: "image, dark (?theme=dark)\(banner.darkOrigin)")
+      out += figure("light", banner.image, caption: "image", placeholder: banner.colour, size: banner)
+      out += figure("dark", banner.darkImage, caption: "image, dark (?theme=dark)\(banner.darkOrigin)",
+                    placeholder: banner.darkColour, size: banner)
     }
     out += "</div>\n"
     if !banner.sources.isEmpty {
@@ -107,11 +109,22 @@ struct PreviewHTML {
     return out
   }
 
-  private func figure(_ style: String, _ path: String?, caption: String) -> String {
+  /// One picture. With a `placeholder` colour and the banner's size, the
+  /// `<img>` box is painted with that colour at the picture's aspect ratio
+  /// until the picture covers it, as the carousel paints `color` /
+  /// `dark_color` from banners.json.
+  private func figure(_ style: String, _ path: String?, caption: String, placeholder: RGBColor? = nil,
+                      size: PreviewBanner? = nil) -> String {
     guard let path else {
       return "<figure class=\"\(style)\"><p class=\"missing\">\(escape(caption)): missing</p></figure>\n"
     }
-    return "<figure class=\"\(style)\"><img src=\"\(href(path))\" alt=\"\(escape(caption))\" loading=\"lazy\">"
+    var paint = ""
+    if let placeholder, let w = size?.width, let h = size?.height, w > 0, h > 0 {
+      // The size the picture is shown at (max 420x320 px, as the CSS says).
+      let scale = min(1, 420 / Double(w), 320 / Double(h))
+      paint = " style=\"background: \(placeholder.hex); aspect-ratio: \(w) / \(h); width: \(max(1, Int(Double(w) * scale)))px\""
+    }
+    return "<figure class=\"\(style)\"><img src=\"\(href(path))\" alt=\"\(escape(caption))\" loading=\"lazy\"\(paint)>"
       + "<figcaption>\(escape(caption)) · \(escape(path))</figcaption></figure>\n"
   }
 

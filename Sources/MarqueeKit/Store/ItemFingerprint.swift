@@ -31,7 +31,10 @@ public struct ItemFingerprint: Sendable, Equatable {
   /// sees them (legible, no glare), graphics inverted.
   /// 7: dark variants of mixed pictures (a photo with a light panel), JPEG
   /// halos, dark panels with labels and tinted grounds.
-  public static let outputFormatVersion = 7
+  /// 8: every item's placeholder (`thumbhash`, `dark_thumbhash`, `color`,
+  /// `dark_color`); dark variants judged as coded, flat graphics and
+  /// calendars, logos and light cards on transparency, several light fills.
+  public static let outputFormatVersion = 8
 
   /// Marquee's version (`marquee --version`).
   public static let marqueeVersion = "0.2.0"

@@ -80,6 +80,9 @@ struct StoredItem: Codable, Sendable, Equatable {
   /// not in the fingerprint, so reuse reads this: without the setting the
   /// item fails with `failureReason` instead of being reused.
   var health: SourceHealth? = nil
+  /// The item's placeholder (`Placeholder`); absent in records written
+  /// before it existed (output format 7 and older, never reused now).
+  var placeholder: Placeholder? = nil
 
   var totalBytes: Int64 { files.reduce(0) { $0 + $1.size } }
 
@@ -107,6 +110,7 @@ struct StoredItem: Codable, Sendable, Equatable {
     switch entry {
     case .video(let v):
       kind = BannerKind.video.rawValue
+      placeholder = v.placeholder
       darkPolicy = v.darkPolicy == .generated ? nil : v.darkPolicy
       video = Video(
         playlistPath: try inside(v.playlistPath), mp4Path: try inside(v.mp4Path), coverPath: try inside(v.coverPath),
@@ -116,6 +120,7 @@ struct StoredItem: Codable, Sendable, Equatable {
       image = nil
     case .image(let i):
       kind = BannerKind.image.rawValue
+      placeholder = i.placeholder
       var widths: [ImageWidth] = []
       for w in i.widths {
         widths.append(ImageWidth(width: w.width, height: w.height, webpPath: try inside(w.webpPath), jpegPath: try inside(w.jpegPath)))
@@ -136,17 +141,21 @@ struct StoredItem: Codable, Sendable, Equatable {
     func at(_ p: String) -> String { folder + "/" + p }
     switch (spec.kind, video, image) {
     case (.video, let v?, _):
-      return .video(VideoManifestEntry(
+      var entry = VideoManifestEntry(
         id: spec.id, playlistPath: at(v.playlistPath), mp4Path: at(v.mp4Path), coverPath: at(v.coverPath),
         coverJPEGPath: at(v.coverJPEGPath), darkCoverPath: at(v.darkCoverPath), darkCoverJPEGPath: at(v.darkCoverJPEGPath),
         duration: v.duration, width: v.width, height: v.height, autoplay: spec.autoplay, muted: spec.muted,
-        link: spec.link, urlChoice: VideoURLChoice(rawValue: v.urlChoice) ?? .hls, darkPolicy: dark))
+        link: spec.link, urlChoice: VideoURLChoice(rawValue: v.urlChoice) ?? .hls, darkPolicy: dark)
+      entry.placeholder = placeholder
+      return .video(entry)
     case (.image, _, let i?):
-      return .image(ImageManifestEntry(
+      var entry = ImageManifestEntry(
         id: spec.id, path: at(i.path), jpegPath: at(i.jpegPath), darkPath: at(i.darkPath), darkJPEGPath: at(i.darkJPEGPath),
         width: i.width, height: i.height, link: spec.link,
         widths: i.widths.map { ImageWidthEntry(width: $0.width, height: $0.height, webpPath: at($0.webpPath), jpegPath: at($0.jpegPath)) },
-        darkPolicy: dark))
+        darkPolicy: dark)
+      entry.placeholder = placeholder
+      return .image(entry)
     default:
       throw MarqueeError.store("store object \(hash.prefix(16)) holds a \(kind), not a \(spec.kind.rawValue)")
     }
@@ -161,7 +170,8 @@ struct StoredItem: Codable, Sendable, Equatable {
         id: id, urlPath: url, masterPath: v.playlistPath, mp4Path: v.mp4Path,
         covers: [("cover_url", v.coverPath, false), ("cover_jpeg_url", v.coverJPEGPath, false),
                  ("cover_dark_url", v.darkCoverPath, true), ("cover_dark_jpeg_url", v.darkCoverJPEGPath, true)],
-        width: v.width, height: v.height, duration: ManifestEmitter.roundedDuration(v.duration), darkPolicy: dark), nil)
+        width: v.width, height: v.height, duration: ManifestEmitter.roundedDuration(v.duration), darkPolicy: dark,
+        placeholder: placeholder), nil)
     }
     if let i = image {
       var files: [ImageAssets.File] = [
@@ -174,7 +184,7 @@ struct StoredItem: Codable, Sendable, Equatable {
         files.append(.init(key: "sources[\(n)].url", path: w.webpPath, width: w.width, height: w.height))
         files.append(.init(key: "sources[\(n)].jpeg_url", path: w.jpegPath, width: w.width, height: w.height))
       }
-      return (nil, ImageAssets(id: id, files: files, darkPolicy: dark))
+      return (nil, ImageAssets(id: id, files: files, darkPolicy: dark, placeholder: placeholder))
     }
     return (nil, nil)
   }

@@ -83,6 +83,7 @@ public struct BundleVerifier: Sendable {
       case "video":
         var assets = Self.videoAssets(id: itemID, item: item, paths: paths)
         assets.darkPolicy = darkPolicy
+        assets.placeholder = Self.placeholder(of: item)
         var verifier = VideoAssetVerifier(assets: assets, files: files, decode: decode,
                                           everyPicture: options.everyPicture, scratch: scratch)
         verifier.surfaces = surfaces
@@ -92,6 +93,7 @@ public struct BundleVerifier: Sendable {
       case "image":
         var assets = Self.imageAssets(id: itemID, item: item, paths: paths)
         assets.darkPolicy = darkPolicy
+        assets.placeholder = Self.placeholder(of: item)
         var verifier = ImageAssetVerifier(assets: assets, files: files, decode: decode)
         verifier.surfaces = surfaces
         report.violations += verifier.run()
@@ -113,6 +115,16 @@ public struct BundleVerifier: Sendable {
   static func itemIndex(in problem: String) -> Int? {
     guard problem.hasPrefix("banners["), let close = problem.firstIndex(of: "]") else { return nil }
     return Int(problem[problem.index(problem.startIndex, offsetBy: 8)..<close])
+  }
+
+  /// An item's placeholder keys; nil when it has none of them, and a key
+  /// that is missing or not a string reads as `""` (which
+  /// `Placeholder.problems` names).
+  static func placeholder(of item: [String: Any]) -> Placeholder? {
+    let keys = ["thumbhash", "dark_thumbhash", "color", "dark_color"]
+    guard keys.contains(where: { item[$0] != nil }) else { return nil }
+    let v = keys.map { item[$0] as? String ?? "" }
+    return Placeholder(thumbHash: v[0], darkThumbHash: v[1], colour: v[2], darkColour: v[3])
   }
 
   static func videoAssets(id: String, item: [String: Any], paths: [String: String]) -> VideoAssets {

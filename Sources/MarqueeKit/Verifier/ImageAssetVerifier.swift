@@ -16,6 +16,9 @@ struct ImageAssets: Sendable {
   /// Where the dark files came from (`dark_policy`), which decides how
   /// they are judged (`DarkPolicyCheck`).
   var darkPolicy: DarkPolicyKind = .generated
+  /// `thumbhash`, `dark_thumbhash`, `color`, `dark_color`; nil when the
+  /// item has none of them.
+  var placeholder: Placeholder? = nil
 }
 
 /// Checks an image banner's files: present, decodable, the stated size, a
@@ -116,6 +119,13 @@ struct ImageAssetVerifier {
       }
     case .designer:
       break  // glare, as a warning, where dark_url is decoded
+    }
+    if let placeholder = assets.placeholder {
+      if decode, let light = pictures["url"], let dark = pictures["dark_url"] {
+        for problem in placeholder.problems(light: light, dark: dark, surfaces: surfaces) { fail("banners.json", problem) }
+      }
+    } else {
+      fail("banners.json", "no thumbhash, dark_thumbhash, color or dark_color: the slot has no placeholder to paint before its picture arrives")
     }
     return violations
   }

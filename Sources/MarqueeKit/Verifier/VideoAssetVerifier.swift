@@ -20,6 +20,9 @@ struct VideoAssets: Sendable {
   /// Where the dark cover came from (`dark_policy`), which decides how it
   /// is judged (`DarkPolicyCheck`).
   var darkPolicy: DarkPolicyKind = .generated
+  /// `thumbhash`, `dark_thumbhash`, `color`, `dark_color`; nil when the
+  /// item has none of them.
+  var placeholder: Placeholder? = nil
 }
 
 /// Checks one video banner's files: the HLS rules (Apple's authoring spec
@@ -61,6 +64,17 @@ struct VideoAssetVerifier {
     violations.append(Violation(item: assets.id, file: files.display(path), problem: problem))
   }
 
+  /// The placeholder keys against the cover and the dark cover they stand
+  /// for (`Placeholder.problems`).
+  private mutating func checkPlaceholder() {
+    guard let placeholder = assets.placeholder else {
+      fail("banners.json", "no thumbhash, dark_thumbhash, color or dark_color: the slot has no placeholder to paint before its cover arrives")
+      return
+    }
+    guard decode, let light = coverPictures["cover_url"], let dark = coverPictures["cover_dark_url"] else { return }
+    for problem in placeholder.problems(light: light, dark: dark, surfaces: surfaces) { fail("banners.json", problem) }
+  }
+
   /// Runs every check; returns the violations.
   mutating func run() -> [Violation] {
     var videoSize: (width: Int, height: Int)? = nil
@@ -99,6 +113,7 @@ struct VideoAssetVerifier {
     case .designer:
       break  // glare, as a warning, where cover_dark_url is decoded
     }
+    checkPlaceholder()
     return violations
   }
 

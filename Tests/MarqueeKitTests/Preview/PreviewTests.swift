@@ -80,6 +80,16 @@ struct PreviewTests {
       #expect(html.contains("data-banner-id=\"\(id)\""), "no section for \(id)")
     }
 
+    // Each slot is painted with its placeholder colour from banners.json
+    // (light and dark) before its picture loads.
+    let items = try #require((try JSONSerialization.jsonObject(with: Data(manifest.utf8)) as? [String: Any])?["banners"] as? [[String: Any]])
+    for item in items {
+      for key in ["color", "dark_color"] {
+        let colour = try #require(item[key] as? String, "\(item["id"] ?? "?") has no \(key)")
+        #expect(html.contains("style=\"background: \(colour); aspect-ratio: "), "the page does not paint \(key) \(colour)")
+      }
+    }
+
     // Every src/href/poster that is not an external link is relative and
     // names a file of the bundle, from the page's folder.
     let links = Self.attributes(in: html, names: ["src", "href", "poster"])

@@ -31,11 +31,16 @@ struct CorpusVideoTests {
   /// own item checks (every segment decoded, covers judged).
   static func violations(_ built: BuiltVideoBanner, in dir: URL) -> [Violation] {
     let e = built.entry
+    let folder = dir.appendingPathComponent("videos/item")
+    // The placeholder as the item builder makes it, from the covers.
+    let placeholder = try? Placeholder.read(light: folder.appendingPathComponent(e.coverPath),
+                                            dark: folder.appendingPathComponent(e.darkCoverPath),
+                                            surfaces: .standard, limits: InputLimits())
     let assets = VideoAssets(
       id: e.id, urlPath: e.playlistPath, masterPath: e.playlistPath, mp4Path: e.mp4Path,
       covers: [("cover_url", e.coverPath, false), ("cover_jpeg_url", e.coverJPEGPath, false),
                ("cover_dark_url", e.darkCoverPath, true), ("cover_dark_jpeg_url", e.darkCoverJPEGPath, true)],
-      width: e.width, height: e.height, duration: ManifestEmitter.roundedDuration(e.duration))
+      width: e.width, height: e.height, duration: ManifestEmitter.roundedDuration(e.duration), placeholder: placeholder)
     var verifier = VideoAssetVerifier(assets: assets, files: AssetFiles(root: dir.appendingPathComponent("videos/item"), displayPrefix: ""), decode: true,
                                       everyPicture: true, scratch: dir)
     return verifier.run()
