@@ -66,6 +66,23 @@ struct SourceShapeTests {
     #expect(abs(Double(top.bitRate) / Double(at30) - pow(10.0 / 30, 0.585)) < 0.01)
   }
 
+  @Test("a 5 fps GIF as a video passes verify's segment checks: FFmpeg reads each fMP4 segment's first picture two pictures (0.4 s) late, the reorder delay, not a misplaced segment")
+  func fiveFPSGIFVerifies() throws {
+    let dir = try TranscoderTests.tempDir()
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let gif = dir.appendingPathComponent("slow.gif")
+    try Oracle.generate(["-f", "lavfi", "-i", "testsrc2=size=480x270:rate=5", "-t", "3"], to: gif)
+    let built = try TranscoderTests.build(gif, in: dir)
+    #expect(built.result.plan.frameRate == Rational(5, 1))
+    let violations = CorpusVideoTests.violations(built, in: dir)
+    #expect(violations.isEmpty, "\(violations)")
+    // The rule itself: two pictures late at 5 fps is the reorder delay; a
+    // whole segment (1 s) late is not.
+    #expect(VideoAssetVerifier.startsWhereExpected(first: 0.4, expected: 0, pictureInterval: 0.2))
+    #expect(!VideoAssetVerifier.startsWhereExpected(first: 1.0, expected: 0, pictureInterval: 0.2))
+    #expect(!VideoAssetVerifier.startsWhereExpected(first: 0.4, expected: 0, pictureInterval: 1.0 / 30))
+  }
+
   @Test("640x480, 720x528 and 1280x536 sources are their own size on top, which meets the SSIM target", arguments: [
     (640, 480, [[640, 480], [480, 360]]),
     (720, 528, [[720, 528], [490, 360]]),
