@@ -120,7 +120,8 @@ extension DarkVariantGenerator {
     /// fills (colours of at least this OKLab lightness, about sRGB
     /// `#CFCFCF`: a `#D8D8D8` or `#F2F2F2` tile, a `#E9E9EB` chat bubble, a
     /// peach or mint category tile; more than ``panelLightness`` off the
-    /// ground in OKLab; under ``brandChroma``) cover
+    /// ground, darker, or tinted and lighter or of another hue; under
+    /// ``brandChroma``) cover
     /// at least ``lightFillShare`` of the part together, and the part is flat (fewer than
     /// ``shadedLevels`` smooth levels) or a near rectangle (``insetFill``:
     /// a tile holding a product photo), and it holds something: at least
@@ -831,10 +832,13 @@ extension DarkVariantGenerator {
   /// at least ``GraphicsTuning/minFillShare`` of it and whose colour (the
   /// exact mean of the bin's pixels) is a light fill: OKLab lightness at
   /// least ``GraphicsTuning/lightFillLightness``, chroma under
-  /// ``GraphicsTuning/brandChroma``, and more than
-  /// ``GraphicsTuning/panelLightness`` off the ground in OKLab, darker (a
-  /// grey or pastel tile on white), lighter (a cream tile on a pale blue
-  /// one) or of another hue (a mint tile as light as a pale blue page).
+  /// ``GraphicsTuning/brandChroma``, and either darker than the ground by
+  /// more than ``GraphicsTuning/panelLightness`` (a grey or pastel tile on
+  /// white) or tinted (OKLab chroma ``GraphicsTuning/neutralChroma`` or
+  /// more) and more than ``GraphicsTuning/panelLightness`` off it, lighter
+  /// (a cream tile on a pale blue one) or of another hue (a mint tile as
+  /// light as a pale blue page). A neutral fill lighter than the ground (a
+  /// white mug's own white backdrop on a grey page) is none.
   /// Touching tiles of several pastels are one part of several fills.
   ///
   /// - Parameter counts: scratch space, 32768 zeros (left zero).
@@ -867,8 +871,14 @@ extension DarkVariantGenerator {
       let lab = OKLab(r: c.r, g: c.g, b: c.b)
       let distance = ((lab.l - ground.l) * (lab.l - ground.l) + (lab.a - ground.a) * (lab.a - ground.a)
                       + (lab.b - ground.b) * (lab.b - ground.b)).squareRoot()
+      // Darker than the ground, or tinted and off it (lighter, or of
+      // another hue): a neutral fill lighter than the ground is a white
+      // card or a white product's backdrop (`isLightPanel`, or a product
+      // shot on its own white square), never one of these.
+      let darker = lab.l < ground.l - GraphicsTuning.panelLightness
+      let tintedOff = distance > GraphicsTuning.panelLightness && lab.chroma >= GraphicsTuning.neutralChroma
       guard lab.l >= GraphicsTuning.lightFillLightness, lab.chroma < GraphicsTuning.brandChroma,
-            distance > GraphicsTuning.panelLightness else { continue }
+            darker || tintedOff else { continue }
       colours.append(c)
       held += s.3
     }

@@ -352,7 +352,7 @@ struct DarkVariantLegibilityTests {
     // (dimmed as a cut-out it stays a light slab on the dark surface).
     GeneratedBanner(id: "frostedcard", ground: "color=white:s=1170x658",
                     layers: [
-                      TextLayer(text: "Members save 20", size: 64, colour: "0x111111", x: 360, y: 260),
+                      TextLayer(text: "Members save 20", size: 48, colour: "0x111111", x: 360, y: 270),
                     ],
                     finish: "format=rgba,geq=r='r(X\\,Y)':g='g(X\\,Y)':b='b(X\\,Y)':a='200*between(X\\,300\\,849)*between(Y\\,120\\,519)'"),
     // Four pastel tiles that touch (pink, pale blue, mint, cream): the
