@@ -1,6 +1,8 @@
 import Foundation
 import MediaIO
 
+private typealias Luma = DarkVariantGenerator.Luma
+
 /// What a carousel slot paints before its picture arrives: the banners.json
 /// keys `thumbhash`, `dark_thumbhash`, `color` and `dark_color` of one item.
 ///
@@ -109,7 +111,7 @@ public struct Placeholder: Sendable, Equatable, Codable {
       return "\(JobJSON.quoted(text)) is no ThumbHash"
     }
     let expected = thumbnail.average
-    let decoded = RGBColor(r: Self.byte(header.red * 255), g: Self.byte(header.green * 255), b: Self.byte(header.blue * 255))
+    let decoded = RGBColor(r: Luma.byte(header.red * 255), g: Luma.byte(header.green * 255), b: Luma.byte(header.blue * 255))
     let d = distance(decoded, expected)
     if d > colourTolerance {
       return "its average colour \(decoded.hex) is \(d) levels off the picture's, \(expected.hex)"
@@ -122,9 +124,6 @@ public struct Placeholder: Sendable, Equatable, Codable {
     }
     return nil
   }
-
-  /// `value` rounded into 0...255.
-  static func byte(_ value: Double) -> UInt8 { UInt8(min(255, max(0, value.rounded()))) }
 
   private static func distance(_ a: RGBColor, _ b: RGBColor) -> Int {
     max(abs(Int(a.r) - Int(b.r)), abs(Int(a.g) - Int(b.g)), abs(Int(a.b) - Int(b.b)))
@@ -150,7 +149,7 @@ public struct Placeholder: Sendable, Equatable, Codable {
         weight += a
       }
       guard weight > 0 else { return RGBColor(r: 0, g: 0, b: 0) }
-      return RGBColor(r: Placeholder.byte(sum.0 / weight), g: Placeholder.byte(sum.1 / weight), b: Placeholder.byte(sum.2 / weight))
+      return RGBColor(r: Luma.byte(sum.0 / weight), g: Luma.byte(sum.1 / weight), b: Luma.byte(sum.2 / weight))
     }
 
     /// The average colour of the picture composited on `surface`.
@@ -165,7 +164,7 @@ public struct Placeholder: Sendable, Equatable, Codable {
         sum.2 += a * Double(p[i + 2]) + (1 - a) * s.2
       }
       let n = Double(image.width * image.height)
-      return RGBColor(r: Placeholder.byte(sum.0 / n), g: Placeholder.byte(sum.1 / n), b: Placeholder.byte(sum.2 / n))
+      return RGBColor(r: Luma.byte(sum.0 / n), g: Luma.byte(sum.1 / n), b: Luma.byte(sum.2 / n))
     }
   }
 }
