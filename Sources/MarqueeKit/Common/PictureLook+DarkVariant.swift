@@ -25,15 +25,22 @@ import Foundation
 ///   inverted ink and dimmed ink pass. A tile fails when under 75 % of its
 ///   mark pixels pass; the picture is illegible when at least 2 tiles, and
 ///   at least 10 % of the tiles with marks, fail.
-///   A *large shape* is not a mark: when the tone of a tile's marks is the
-///   ground of at least 5 tiles within two tiles of it (a product, a panel),
-///   its edge, and the marks within two tiles of it (a contact shadow), are
-///   counted apart (`LegibilityReport.faintShapeTiles`), and
+///   A *large shape* is not a mark: when the pixels that differ from a
+///   tile's ground as its marks do hold a square `shapeThickness` (2.5)
+///   tiles wide within a tile of it (a product, a panel, a caption bar, the
+///   page between heavy letters), its edge is counted apart
+///   (`LegibilityReport.faintShapeTiles`), and so are the marks within two
+///   tiles of such an edge on another ground (a contact shadow), and
 ///   only reported: a navy mug on the dark surface is a softer case than
-///   text. A mark pixel within two pixels of a photograph's body (mark
+///   text. A letter's stroke is never that thick (300 pt display type:
+///   about 1.5 tiles), so heavy type left black on a ground turned dark
+///   fails. A mark pixel within two pixels of a photograph's body (mark
 ///   pixels whose eight neighbours are marks, spanning `photoMarkSpread`
-///   levels there: a photo in a white frame that turned dark) is part of
-///   the photograph, not a mark; a caption beside it is counted. A ground
+///   levels there: a photo in a white frame that turned dark), or joined
+///   through marks to such a body or to a photograph's tile (at least
+///   `photoTileBands` luma bands each holding `photoTileBandShare` of it:
+///   the crushed black along a photo's edge), is part of the photograph,
+///   not a mark; a caption beside it is counted. A ground
 ///   that is mostly transparency (the surface showing through) is left
 ///   out too, and so are see-through pixels: a cut-out's silhouette is
 ///   not a mark of the picture.
@@ -83,6 +90,17 @@ extension PictureLook {
   /// and keeps its spread through lossy coding, which smooths fine texture
   /// away.
   public static let photoMarkSpread: UInt8 = 24
+  /// A large shape holds a square this many tiles wide (see
+  /// `legibility`): heavy display type's strokes are about 1.5 tiles; a
+  /// product 4.5 tiles across holds a square of 3.2.
+  public static let shapeThickness = 2.5
+  /// A tile is a photograph's when at least this many of its 8-level luma
+  /// bands…
+  public static let photoTileBands = 10
+  /// …each hold this share of it: a photo spreads over its levels; text,
+  /// line art and flat art keep a few inks with their anti-aliasing spread
+  /// thinly between (and a JPEG's ringing near the ground's own bands).
+  public static let photoTileBandShare = 0.015
   /// Pearson r a photograph's dark variant keeps with it…
   public static let minPhotoCorrelation = 0.8
   /// …when the light picture's luma has at least this standard deviation
@@ -174,6 +192,7 @@ extension PictureLook {
       var passing = 0
       var lightContrast: Float = 0
       var darkContrast: Float = 0
+      var groundLuminance: Float = 0
     }
     var tiles = [Tile](repeating: Tile(), count: tilesX * tilesY)
     var bandCount = [Int](repeating: 0, count: 32)
@@ -183,6 +202,13 @@ extension PictureLook {
     var candidate = [Bool](repeating: false, count: side * side)
     var interior = [Bool](repeating: false, count: side * side)
     var darkContrasts: [Float] = []
+    // Per pixel: a mark's light and dark contrast (0 elsewhere); whether it
+    // links a component (a mark candidate, or in a photographic tile), and
+    // whether it is photographic (a photo's textured body, or its tile).
+    var markLight = [Float](repeating: 0, count: w * h)
+    var markDark = [Float](repeating: 0, count: w * h)
+    var linked = [Bool](repeating: false, count: w * h)
+    var photographic = [Bool](repeating: false, count: w * h)
     let soft = lightSoftShade ?? softShade(of: light)
     for ty in 0..<tilesY {
       for tx in 0..<tilesX {
@@ -191,6 +217,11 @@ extension PictureLook {
         let area = (x1 - x0) * (y1 - y0)
         let (mode, ground) = tileGround(light, x0: x0, y0: y0, x1: x1, y1: y1, bands: &bandCount)
         var tile = Tile()
+        var spread = 0
+        for b in 0..<32 where Double(bandCount[b]) >= photoTileBandShare * Double(area) { spread += 1 }
+        if spread >= photoTileBands {
+          for y in y0..<y1 { for x in x0..<x1 { linked[y * w + x] = true; photographic[y * w + x] = true } }
+        }
         tile.groundBand = Double(ground) >= groundShare * Double(area) ? mode : -1
         // A ground that is mostly the surface showing through transparency
         // is not the picture's: marks on it are the alpha treatment's
@@ -225,6 +256,7 @@ extension PictureLook {
           return ShownPicture.luminance(ofLuma: level)
         }
         let groundLight = median(lightHistogram)
+        tile.groundLuminance = groundLight
         let groundDark = median(darkHistogram)
         lightContrasts.removeAll(keepingCapacity: true)
         darkContrasts.removeAll(keepingCapacity: true)
@@ -238,6 +270,7 @@ extension PictureLook {
               light.opaque[o] && abs(Int(light.luma[o] >> 3) - mode) > 1
               && ShownPicture.contrast(light.luminance[o], groundLight) >= markContrast
               && !(soft?[o] ?? false)
+            if candidate[(y - y0) * tw + (x - x0)] { linked[o] = true }
           }
         }
         // Interior candidates: all eight neighbours are candidates too (the
@@ -254,8 +287,7 @@ extension PictureLook {
             interior[ly * tw + lx] = all
           }
         }
-        bandCount.withUnsafeMutableBufferPointer { bands in
-          for b in 0..<32 { bands[b] = 0 }
+        do {
           for y in y0..<y1 {
             for x in x0..<x1 {
               let o = y * w + x
@@ -278,7 +310,10 @@ extension PictureLook {
                   inside += 1
                 }
               }
-              if inside >= photoMarkMinInterior && hi - lo >= photoMarkSpread { continue }
+              if inside >= photoMarkMinInterior && hi - lo >= photoMarkSpread {
+                photographic[o] = true
+                continue
+              }
               let cl = ShownPicture.contrast(light.luminance[o], groundLight)
               // The best contrast within one pixel: coding moves an edge by
               // a pixel, it does not make a stroke vanish. Against one
@@ -293,6 +328,55 @@ extension PictureLook {
                 }
               }
               let cd = max(1, ShownPicture.contrast(lightest, groundDark), ShownPicture.contrast(darkest, groundDark))
+              markLight[o] = cl
+              markDark[o] = cd
+            }
+          }
+        }
+        tiles[ty * tilesX + tx] = tile
+      }
+    }
+    // A mark connected to a photograph (its textured body, or a tile of
+    // it) is part of that photograph: the crushed black of a photo's edge
+    // against a mat that turned dark. Heavy letters connect to nothing
+    // but their page.
+    var component = [Int32](repeating: -1, count: w * h)
+    var componentIsPhoto: [Bool] = []
+    var stack: [Int] = []
+    for start in 0..<(w * h) where linked[start] && component[start] < 0 {
+      let label = Int32(componentIsPhoto.count)
+      var photo = false
+      component[start] = label
+      stack.append(start)
+      while let o = stack.popLast() {
+        if photographic[o] { photo = true }
+        let x = o % w, y = o / w
+        for ny in max(0, y - 1)...min(h - 1, y + 1) {
+          for nx in max(0, x - 1)...min(w - 1, x + 1) {
+            let q = ny * w + nx
+            if linked[q] && component[q] < 0 { component[q] = label; stack.append(q) }
+          }
+        }
+      }
+      componentIsPhoto.append(photo)
+    }
+    for ty in 0..<tilesY {
+      for tx in 0..<tilesX {
+        var tile = tiles[ty * tilesX + tx]
+        guard tile.groundBand >= 0 else { continue }
+        let x0 = tx * side, y0 = ty * side
+        let x1 = min(w, x0 + side), y1 = min(h, y0 + side)
+        let area = (x1 - x0) * (y1 - y0)
+        lightContrasts.removeAll(keepingCapacity: true)
+        darkContrasts.removeAll(keepingCapacity: true)
+        bandCount.withUnsafeMutableBufferPointer { bands in
+          for b in 0..<32 { bands[b] = 0 }
+          for y in y0..<y1 {
+            for x in x0..<x1 {
+              let o = y * w + x
+              let cl = markLight[o]
+              guard cl > 0, !componentIsPhoto[Int(component[o])] else { continue }
+              let cd = markDark[o]
               tile.marks += 1
               if cd >= requiredContrast(light: cl) { tile.passing += 1 }
               lightContrasts.append(cl)
@@ -315,20 +399,46 @@ extension PictureLook {
         tiles[ty * tilesX + tx] = tile
       }
     }
-    // A large shape: the marks' tone is the ground of 5 tiles nearby.
+    // A large shape: its marks are thick. The pixels that differ from the
+    // tile's ground as its marks do (`markContrast`) hold a square
+    // `shapeThickness` tiles wide within a tile of it. A letter's stroke,
+    // however heavy, is thinner (display type at 300 pt: about 1.5 tiles);
+    // a product, a panel, a caption bar and the page are not.
     var isShape = [Bool](repeating: false, count: tiles.count)
+    var table: [Int32] = []
     for ty in 0..<tilesY {
       for tx in 0..<tilesX {
         let tile = tiles[ty * tilesX + tx]
         guard tile.marks > 0 else { continue }
-        var sameGround = 0
-        for ny in max(0, ty - 2)...min(tilesY - 1, ty + 2) {
-          for nx in max(0, tx - 2)...min(tilesX - 1, tx + 2) where nx != tx || ny != ty {
-            let g = tiles[ny * tilesX + nx].groundBand
-            if g >= 0 && abs(g - tile.markBand) <= 1 { sameGround += 1 }
+        // Summed-area table of the differing pixels over the window.
+        let wx0 = max(0, tx - 4) * side, wy0 = max(0, ty - 4) * side
+        let wx1 = min(w, (tx + 5) * side), wy1 = min(h, (ty + 5) * side)
+        let ww = wx1 - wx0, wh = wy1 - wy0
+        let square = Int((shapeThickness * Double(side)).rounded())
+        guard square <= min(ww, wh) else { continue }
+        table.removeAll(keepingCapacity: true)
+        table.append(contentsOf: repeatElement(0, count: (ww + 1) * (wh + 1)))
+        for y in 0..<wh {
+          var row: Int32 = 0
+          for x in 0..<ww {
+            let o = (wy0 + y) * w + wx0 + x
+            if light.opaque[o] && ShownPicture.contrast(light.luminance[o], tile.groundLuminance) >= markContrast { row += 1 }
+            table[(y + 1) * (ww + 1) + x + 1] = table[y * (ww + 1) + x + 1] + row
           }
         }
-        isShape[ty * tilesX + tx] = sameGround >= 5
+        let full = Int32(square * square)
+        // Squares that reach the tiles beside this one.
+        let nearX = (max(0, (tx - 1) * side) - wx0)..<(min(w, (tx + 2) * side) - wx0)
+        let nearY = (max(0, (ty - 1) * side) - wy0)..<(min(h, (ty + 2) * side) - wy0)
+        var thick = false
+        for y in max(0, nearY.lowerBound - square + 1)...min(wh - square, nearY.upperBound - 1) where !thick {
+          for x in max(0, nearX.lowerBound - square + 1)...min(ww - square, nearX.upperBound - 1) {
+            let sum = table[(y + square) * (ww + 1) + x + square] - table[y * (ww + 1) + x + square]
+              - table[(y + square) * (ww + 1) + x] + table[y * (ww + 1) + x]
+            if sum == full { thick = true; break }
+          }
+        }
+        isShape[ty * tilesX + tx] = thick
       }
     }
     var report = LegibilityReport()
@@ -338,10 +448,12 @@ extension PictureLook {
         let tile = tiles[ty * tilesX + tx]
         guard tile.marks > 0 else { continue }
         // Marks beside a large shape's edge belong to it (a product's
-        // contact shadow, its rim).
+        // contact shadow, its rim), unless that shape is the tile's own
+        // ground: ink beside the page between heavy letters is ink.
         var besideShape = isShape[ty * tilesX + tx]
         for ny in max(0, ty - 2)...min(tilesY - 1, ty + 2) {
-          for nx in max(0, tx - 2)...min(tilesX - 1, tx + 2) where isShape[ny * tilesX + nx] { besideShape = true }
+          for nx in max(0, tx - 2)...min(tilesX - 1, tx + 2) where isShape[ny * tilesX + nx]
+            && abs(tiles[ny * tilesX + nx].markBand - tile.groundBand) > 1 { besideShape = true }
         }
         let fails = Double(tile.passing) < tilePassShare * Double(tile.marks)
         if besideShape {

@@ -234,8 +234,9 @@ extension DarkVariantGenerator {
   /// Products take the ground-recoloured treatment's pixels (`kept`: the
   /// subject kept, its shadow mapped onto the surface, its edge
   /// decontaminated), and so do the backdrop the flood fill reached from
-  /// the border and ground-coloured areas enclosed by a product (a white
-  /// mug's clipped highlight). Everything else gets
+  /// the border and ground-coloured areas a product encloses within its
+  /// bounding box (a white mug's clipped highlight; a frame that reaches
+  /// past its photo is the graphic's ground). Everything else gets
   /// ``LightnessInversion/map(_:_:_:)``: letters and their counters, lines
   /// and the paper they enclose, icons, cards and buttons.
   ///
@@ -247,9 +248,11 @@ extension DarkVariantGenerator {
   ///   - productsDimmed: whether `products` is `kept` dimmed.
   ///   - mask: the backdrop mask that treatment used.
   ///   - analysis: the classifier's findings (ground colour, spread).
+  ///   - insets: whether a photograph on its own light backdrop has that
+  ///     backdrop treated too (``recolourOwnBackdrop(of:box:colour:pixels:width:dimmed:)``).
   /// - Returns: the pixels, RGBA, alpha unchanged.
   func invertGraphics(_ image: RGBAImage, kept: RGBAImage, products: RGBAImage, productsDimmed: Bool, mask: [UInt8],
-                      analysis: Analysis) -> RGBAImage
+                      analysis: Analysis, insets: Bool = true) -> RGBAImage
   {
     let w = image.width, h = image.height
     let ground = analysis.background
@@ -258,6 +261,10 @@ extension DarkVariantGenerator {
     var output = image.pixels
     var isGround = [Bool](repeating: false, count: w * h)
     var keep = [Bool](repeating: false, count: w * h)
+    // The kept part (a product, or a photograph in a graphic) each kept
+    // pixel belongs to: its index in `enclosingBoxes`, its bounding box.
+    var productOf = [Int32](repeating: -1, count: w * h)
+    var enclosingBoxes: [(minX: Int, minY: Int, maxX: Int, maxY: Int)] = []
     var visited = [Bool](repeating: false, count: w * h)
     var members: [Int] = []
     var stack: [Int] = []
@@ -418,33 +425,50 @@ extension DarkVariantGenerator {
           // Graphics, inverted; a photograph placed on it (a thumbnail in a
           // card) is kept all the same.
           if n >= 2 * GraphicsTuning.minPhotoPixels {
-            keepPhotographs(in: members, pixels: p, width: w, height: h, keep: &keep)
+            for box in keepPhotographs(in: members, pixels: p, width: w, height: h, keep: &keep) {
+              for y in box.minY...box.maxY {
+                for x in box.minX...box.maxX where keep[y * w + x] && productOf[y * w + x] < 0 {
+                  productOf[y * w + x] = Int32(enclosingBoxes.count)
+                }
+              }
+              enclosingBoxes.append(box)
+            }
           }
           continue
         }
-        for idx in members { keep[idx] = true }
+        for idx in members { keep[idx] = true; productOf[idx] = Int32(enclosingBoxes.count) }
         keptBoxes.append((minX, minY, maxX, maxY))
+        enclosingBoxes.append((minX, minY, maxX, maxY))
         if !isPhotograph {
           flatProducts.append((members, RGB8(r: ink.r, g: ink.g, b: ink.b)))
-        } else {
+        } else if insets {
           insetPhotographs.append((members, (minX, minY, maxX, maxY), RGB8(r: ink.r, g: ink.g, b: ink.b)))
         }
       }
       // Ground enclosed by a product stays with it: a mug handle's hole, a
-      // dark panel's label. Ground as large as a card
+      // dark panel's label. It lies inside the product's bounding box: a
+      // polaroid's white frame, drawn round its photo by a hairline, reaches
+      // past the photo and is the graphic's ground, dark with its caption
+      // light. Ground as large as a card
       // (``GraphicsTuning/enclosedPanelArea`` of the picture or more: a
       // white card on a brand-coloured page) is the ground itself: it turns
       // dark with its text light.
       for start in 0..<(w * h) where isGround[start] && mask[start] != MaskState.backdrop && !visited[start] {
         collect(start) { isGround[$0] && mask[$0] != MaskState.backdrop }
         if Double(members.count) >= GraphicsTuning.enclosedPanelArea * Double(w * h) { continue }
-        var touchesProduct = false
-        for idx in members where !touchesProduct {
-          let x = idx % w
-          touchesProduct = (x > 0 && keep[idx - 1]) || (x < w - 1 && keep[idx + 1])
-            || (idx >= w && keep[idx - w]) || (idx + w < w * h && keep[idx + w])
+        var minX = w, maxX = 0, minY = h, maxY = 0
+        var touched = Set<Int32>()
+        for idx in members {
+          let x = idx % w, y = idx / w
+          minX = min(minX, x); maxX = max(maxX, x); minY = min(minY, y); maxY = max(maxY, y)
+          for n in [x > 0 ? idx - 1 : -1, x < w - 1 ? idx + 1 : -1, idx - w, idx + w]
+          where n >= 0 && n < w * h && keep[n] && productOf[n] >= 0 { touched.insert(productOf[n]) }
         }
-        if touchesProduct { for idx in members { keep[idx] = true } }
+        let enclosed = touched.contains { k in
+          let box = enclosingBoxes[Int(k)]
+          return minX >= box.minX && maxX <= box.maxX && minY >= box.minY && maxY <= box.maxY
+        }
+        if enclosed { for idx in members { keep[idx] = true } }
       }
       // Parts enclosed by what a product keeps stay with it: the counters
       // of a dark panel's label (the insides of A, R, 0, % in its white
@@ -586,9 +610,13 @@ extension DarkVariantGenerator {
   }
 
   /// The pixels of a photograph set in a graphic on its own light backdrop
-  /// (a white square around a product shot, on a grey page), with that
-  /// backdrop recoloured to the surface as the ground-recoloured treatment
-  /// does for a whole picture; `nil` when the part is not such an inset.
+  /// (a white square around a product shot, a polaroid's frame, on a grey
+  /// page), treated as a graphic of its own: its backdrop recoloured to the
+  /// surface as the ground-recoloured treatment does for a whole picture,
+  /// its photograph kept, and what else stands on the backdrop (the
+  /// polaroid's caption) inverted
+  /// (``invertGraphics(_:kept:products:productsDimmed:mask:analysis:insets:)``,
+  /// without nested insets); `nil` when the part is not such an inset.
   ///
   /// The part is an inset when it is a near rectangle (it fills
   /// ``GraphicsTuning/insetFill`` of its bounding box), its rim (its
@@ -635,10 +663,13 @@ extension DarkVariantGenerator {
     guard analysis.kind == .lightBackground else { return nil }
     let (recoloured, mask) = recolourLightBackground(crop, analysis: analysis)
     let subject = dimmed ? darkenPhotograph(recoloured) : recoloured
+    // The inset is a graphic of its own: its photograph kept, what else
+    // stands on its backdrop (a polaroid's caption) inverted with it.
+    let treated = invertGraphics(crop, kept: recoloured, products: subject, productsDimmed: dimmed, mask: mask,
+                                 analysis: analysis, insets: false)
     return region.map { idx in
       let c = (idx / w - box.minY) * cw + idx % w - box.minX
-      let source = mask[c] == MaskState.other ? subject.pixels : recoloured.pixels
-      return RGB8(r: source[c * 4], g: source[c * 4 + 1], b: source[c * 4 + 2])
+      return RGB8(r: treated.pixels[c * 4], g: treated.pixels[c * 4 + 1], b: treated.pixels[c * 4 + 2])
     }
   }
 
@@ -661,8 +692,10 @@ extension DarkVariantGenerator {
   /// ``GraphicsTuning/minPhotoPixels`` smooth pixels that make up
   /// ``GraphicsTuning/minSmoothShare`` of it, is a photograph. Text, icons
   /// and grid lines on the panel are flat or thin and stay graphics.
+  /// - Returns: the bounding box of each photograph kept.
   func keepPhotographs(in members: [Int], pixels p: UnsafeBufferPointer<UInt8>, width w: Int, height h: Int,
-                       keep: inout [Bool]) {
+                       keep: inout [Bool]) -> [(minX: Int, minY: Int, maxX: Int, maxY: Int)] {
+    var boxes: [(minX: Int, minY: Int, maxX: Int, maxY: Int)] = []
     var colours = [Int32](repeating: 0, count: 1 << 15)
     let mode = Self.dominantColour(of: members, pixels: p, counts: &colours)
     let panel = (Int(mode.r), Int(mode.g), Int(mode.b))
@@ -673,7 +706,7 @@ extension DarkVariantGenerator {
       if abs(Int(p[i]) - panel.0) > tolerance || abs(Int(p[i + 1]) - panel.1) > tolerance
         || abs(Int(p[i + 2]) - panel.2) > tolerance { inside.insert(idx) }
     }
-    guard inside.count >= GraphicsTuning.minPhotoPixels else { return }
+    guard inside.count >= GraphicsTuning.minPhotoPixels else { return [] }
     var seen = Set<Int>()
     var histogram = [Int](repeating: 0, count: 256)
     for start in inside where !seen.contains(start) {
@@ -694,8 +727,15 @@ extension DarkVariantGenerator {
                                                ground: RGB8(r: mode.r, g: mode.g, b: mode.b), ink: nil, histogram: &histogram)
       guard smooth >= GraphicsTuning.minPhotoPixels, levels >= GraphicsTuning.photoLevels,
             Double(smooth) >= GraphicsTuning.minSmoothShare * Double(region.count) else { continue }
-      for idx in region { keep[idx] = true }
+      var box = (minX: w, minY: h, maxX: 0, maxY: 0)
+      for idx in region {
+        keep[idx] = true
+        let x = idx % w, y = idx / w
+        box = (min(box.minX, x), min(box.minY, y), max(box.maxX, x), max(box.maxY, y))
+      }
+      boxes.append(box)
     }
+    return boxes
   }
 
   /// How photographic a region is: its smooth pixels (not on the picture's

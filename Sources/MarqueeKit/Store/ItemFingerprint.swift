@@ -34,7 +34,11 @@ public struct ItemFingerprint: Sendable, Equatable {
   /// 8: every item's placeholder (`thumbhash`, `dark_thumbhash`, `color`,
   /// `dark_color`); dark variants judged as coded, flat graphics and
   /// calendars, logos and light cards on transparency, several light fills.
-  public static let outputFormatVersion = 8
+  /// 9: heavy type left dark on a ground turned dark is illegible (a
+  /// ground-recoloured price card is no longer published); a photo's own
+  /// light backdrop (a polaroid's frame) is a graphic of its own, its
+  /// caption inverted.
+  public static let outputFormatVersion = 9
 
   /// Marquee's version (`marquee --version`).
   public static let marqueeVersion = "0.2.0"

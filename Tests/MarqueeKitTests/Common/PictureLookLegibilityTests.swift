@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import MarqueeKit
+import MarqueeTestSupport
 
 // The legibility rule on pictures drawn here pixel by pixel: a photograph's
 // edge against a frame that turns dark is not ink, while strokes of ink
@@ -57,4 +58,60 @@ struct PictureLookLegibilityTests {
     let judgement = Self.judge(ink)
     #expect(!judgement.legibility.isLegible, "\(judgement.legibility.failingTiles) of \(judgement.legibility.markTiles) tiles failed")
   }
+
+  /// `light` with every pixel lighter than mid-grey turned into `#1C1C1E`
+  /// and the rest left as it was: a ground recoloured, its ink untouched.
+  static func groundOnly(_ light: RGBAImage) -> RGBAImage {
+    var dark = light.pixels
+    for i in stride(from: 0, to: dark.count, by: 4) where dark[i] > 128 {
+      dark[i] = 0x1C; dark[i + 1] = 0x1C; dark[i + 2] = 0x1E
+    }
+    return RGBAImage(width: light.width, height: light.height, pixels: dark)
+  }
+
+  @Test("heavy display type left black on a page that turns dark is illegible, from 300 pt letters to a 110 pt price")
+  func heavyTypeLeftBlackIsIllegible() throws {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("marquee-heavy-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let font = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"
+    for (text, size) in [("-40%", 300), ("SALE", 260), ("$29.99", 110)] {
+      let url = dir.appendingPathComponent("type-\(size).png")
+      try Oracle.generate(["-f", "lavfi", "-i", "color=0xF2F2F7:s=1170x658",
+                           "-vf", "drawtext=fontfile=\(font):expansion=none:text='\(text)':fontsize=\(size):fontcolor=black:x=60:y=160",
+                           "-frames:v", "1"], to: url)
+      let light = try FFmpegOracle.decode(url)
+      let judgement = PictureLook.judgeDarkVariant(light: light, dark: Self.groundOnly(light), surfaces: .standard,
+                                                   isPhotograph: false)
+      let report = judgement.legibility
+      #expect(!report.isLegible, "\(text) at \(size) pt: \(report.failingTiles) of \(report.markTiles) tiles failed")
+    }
+  }
+
+  @Test("a large dark product on a page that turns dark is a large shape (reported faint), not illegible ink")
+  func largeDarkShapeIsNotInk() {
+    // A navy-grey disc 140 px across on the 480x320 picture: seven tiles.
+    let disc = Self.pair { x, y in
+      let dx = Double(x - 250), dy = Double(y - 170)
+      return dx * dx + dy * dy < 70 * 70 ? 40 : 255
+    }
+    let judgement = Self.judge(disc)
+    #expect(judgement.legibility.isLegible && judgement.legibility.faintShapeTiles > 0,
+            "\(judgement.legibility.failingTiles) of \(judgement.legibility.markTiles) failed, \(judgement.legibility.faintShapeTiles) faint")
+  }
+
+  @Test("a photo's flat black edge joined to its grainy body is part of the photograph, however thin")
+  func crushedPhotoEdgeIsNotInk() {
+    // A 12 px band of crushed black along the photo's left edge, then
+    // grain: the band alone looks like a stroke of ink.
+    var state: UInt64 = 0x2545_F491_4F6C_DD1D
+    let photo = Self.pair { x, _ in
+      if x < Self.box.x + 12 { return 0 }
+      state = state &* 6364136223846793005 &+ 1442695040888963407
+      return UInt8(20 + (state >> 33) % 120)
+    }
+    let judgement = Self.judge(photo)
+    #expect(judgement.legibility.isLegible && judgement.legibility.failingTiles == 0, "\(judgement.problems)")
+  }
 }
+

@@ -910,6 +910,58 @@ struct DarkVariantLegibilityTests {
     #expect(r >= 0.8, "the photo's luma correlates at r = \(r)")
   }
 
+  @Test("a product card (a photo in a white frame with its caption, on a grey page beside a heavy black price) and a polaroid drawn with a hairline: the frame and page turn dark, price and captions light, the photo stays a photograph",
+        .enabled(if: Corpus.skipReason == nil))
+  func framedPhotoBesideHeavyPrice() throws {
+    let fixture = try BatchFixture("dark-product-card")
+    defer { fixture.remove() }
+    let photo = try Corpus.url("image-jpeg-progressive-photo-pixel7pro-srgb.jpg").path
+    let card = GeneratedBanner(
+      id: "card",
+      ground: "color=0xF2F2F7:s=1170x658[bg];movie=\(photo),scale=460:420:force_original_aspect_ratio=increase,crop=460:420[p];[bg]drawbox=x=60:y=50:w=500:h=560:color=white:t=fill[f];[f][p]overlay=80:70",
+      layers: [TextLayer(text: "$29.99", size: 110, colour: "black", x: 640, y: 180),
+               TextLayer(text: "Cozy & washable", size: 44, colour: "0x555555", x: 640, y: 340),
+               TextLayer(text: "Cat bed", size: 40, colour: "0x1C1C1E", x: 80, y: 520)])
+    let polaroid = GeneratedBanner(
+      id: "hairline",
+      ground: "color=white:s=1170x658[bg];movie=\(photo),scale=360:400:force_original_aspect_ratio=increase,crop=360:400[p];[bg]drawbox=x=385:y=40:w=400:h=580:color=0xCCCCCC:t=2[f];[f][p]overlay=405:60",
+      layers: [TextLayer(text: "Eileen, 1995", size: 40, colour: "0x222222", x: 405, y: 510)])
+    for banner in [card, polaroid] { try banner.write(into: fixture.dir) }
+    try fixture.job([card, polaroid].map { ["id": $0.id, "type": "image", "source": $0.file] }, baseURL: nil)
+    let build = try MarqueeCLI.run(["build", "job.json", "--out", "out", "--log-format", "plain"], in: fixture.dir)
+    #expect(build.status == 0, "\(build.stderr)")
+    let verify = try MarqueeCLI.run(["verify", "out/home"], in: fixture.dir)
+    #expect(verify.status == 0, "\(verify.stderr)")
+    let bundle = fixture.out.appendingPathComponent("home")
+    let root = try JSONSerialization.jsonObject(with: Data(contentsOf: bundle.appendingPathComponent("banners.json"))) as? [String: Any]
+    for banner in [card, polaroid] {
+      let item = try #require((root?["banners"] as? [[String: Any]])?.first { $0["id"] as? String == banner.id })
+      let light = shown(try FFmpegOracle.decode(bundle.appendingPathComponent(try #require(item["url"] as? String))), on: (255, 255, 255))
+      let dark = shown(try FFmpegOracle.decode(bundle.appendingPathComponent(try #require(item["dark_url"] as? String))),
+                       on: (0x1C, 0x1C, 0x1E))
+      let k = Double(light.width) / 1170
+      func luma(_ image: RGBAImage, _ x: Int, _ y: Int) -> Double {
+        let i = ((Int(Double(y) * k)) * image.width + Int(Double(x) * k)) * 4
+        return 0.2126 * Double(image.pixels[i]) + 0.7152 * Double(image.pixels[i + 1]) + 0.0722 * Double(image.pixels[i + 2])
+      }
+      // The frame beside and under the photo, and the page.
+      let grounds = banner.id == "card" ? [(68, 300), (552, 300), (300, 600), (900, 600)] : [(395, 300), (775, 300), (600, 600)]
+      for (x, y) in grounds {
+        #expect(luma(light, x, y) > 235 && luma(dark, x, y) < 70,
+                "\(banner.id) at \(x), \(y): \(luma(light, x, y)) → \(luma(dark, x, y))")
+      }
+      for (n, layer) in banner.layers.enumerated() {
+        var mask = try FFmpegOracle.decode(fixture.dir.appendingPathComponent("\(banner.id)-mask\(n).png"))
+        if mask.width != dark.width { mask = try ImageResampler.resize(mask, width: dark.width, height: dark.height) }
+        let text = InkOnGround(dark, mask: mask)
+        #expect(text.ink > text.ground && text.ratio >= 3, "\(banner.id) '\(layer.text)': \(text.ratio):1, ink \(text.ink) on \(text.ground)")
+      }
+      let box = banner.id == "card" ? (90, 80, 440, 400) : (415, 70, 340, 380)
+      let r = lumaCorrelation(crop(light, box, scale: k), crop(dark, box, scale: k))
+      #expect(r >= 0.8, "\(banner.id): the photo's luma correlates at r = \(r)")
+    }
+  }
+
   @Test("corpus photographs, and bright ones (snow, fog), are dimmed, never inverted: r ≥ 0.8", .enabled(if: Corpus.skipReason == nil))
   func photographsStayPhotographs() throws {
     let fixture = try BatchFixture("dark-photos")
