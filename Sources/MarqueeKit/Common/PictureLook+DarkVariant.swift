@@ -94,6 +94,11 @@ extension PictureLook {
   /// `legibility`): heavy display type's strokes are about 1.5 tiles; a
   /// product 4.5 tiles across holds a square of 3.2.
   public static let shapeThickness = 2.5
+  /// Marks whose tone (their luma band and the two beside it) spans a
+  /// connected region of at least this share of the picture are a region,
+  /// not marks: the page's margin round a black card, seen from the card.
+  /// A letter of 300 pt display type is under 2 % of a 1170x658 banner.
+  public static let largeRegionShare = 0.1
   /// A tile is a photograph's when at least this many of its 8-level luma
   /// bands…
   public static let photoTileBands = 10
@@ -399,13 +404,54 @@ extension PictureLook {
         tiles[ty * tilesX + tx] = tile
       }
     }
-    // A large shape: its marks are thick. The pixels that differ from the
-    // tile's ground as its marks do (`markContrast`) hold a square
-    // `shapeThickness` tiles wide within a tile of it. A letter's stroke,
-    // however heavy, is thinner (display type at 300 pt: about 1.5 tiles);
-    // a product, a panel, a caption bar and the page are not.
+    // A large shape: its marks are thick, or one large region. The pixels
+    // that differ from the tile's ground as its marks do (`markContrast`)
+    // hold a square `shapeThickness` tiles wide within a tile of it, or
+    // the marks' tone spans a connected region of `largeRegionShare` of
+    // the picture. A letter's stroke, however heavy, is thinner (display
+    // type at 300 pt: about 1.5 tiles) and a letter smaller; a product, a
+    // panel, a caption bar, the page and its margin round a card are not.
     var isShape = [Bool](repeating: false, count: tiles.count)
     var table: [Int32] = []
+    // Regions of one tone (8-level luma bands within one of a band `b`,
+    // 4-connected), labelled per band on first use, and their sizes.
+    var regionLabels: [Int: [Int32]] = [:]
+    var regionSizes: [Int: [Int]] = [:]
+    var fill: [Int] = []
+    func isLargeRegion(_ tx: Int, _ ty: Int) -> Bool {
+      let b = tiles[ty * tilesX + tx].markBand
+      if regionLabels[b] == nil {
+        var labels = [Int32](repeating: -1, count: w * h)
+        var sizes: [Int] = []
+        for start in 0..<(w * h) where labels[start] < 0 && abs(Int(light.luma[start] >> 3) - b) <= 1 && light.opaque[start] {
+          let label = Int32(sizes.count)
+          var size = 0
+          labels[start] = label
+          fill.append(start)
+          while let o = fill.popLast() {
+            size += 1
+            let x = o % w
+            for q in [x > 0 ? o - 1 : -1, x < w - 1 ? o + 1 : -1, o - w, o + w]
+            where q >= 0 && q < w * h && labels[q] < 0 && light.opaque[q] && abs(Int(light.luma[q] >> 3) - b) <= 1 {
+              labels[q] = label
+              fill.append(q)
+            }
+          }
+          sizes.append(size)
+        }
+        regionLabels[b] = labels
+        regionSizes[b] = sizes
+      }
+      guard let labels = regionLabels[b], let sizes = regionSizes[b] else { return false }
+      let x0 = tx * side, y0 = ty * side
+      var largest = 0
+      for y in y0..<min(h, y0 + side) {
+        for x in x0..<min(w, x0 + side) where markLight[y * w + x] > 0 && labels[y * w + x] >= 0 {
+          largest = max(largest, sizes[Int(labels[y * w + x])])
+        }
+      }
+      return Double(largest) >= largeRegionShare * Double(w * h)
+    }
     for ty in 0..<tilesY {
       for tx in 0..<tilesX {
         let tile = tiles[ty * tilesX + tx]
@@ -438,7 +484,7 @@ extension PictureLook {
             if sum == full { thick = true; break }
           }
         }
-        isShape[ty * tilesX + tx] = thick
+        isShape[ty * tilesX + tx] = thick || isLargeRegion(tx, ty)
       }
     }
     var report = LegibilityReport()

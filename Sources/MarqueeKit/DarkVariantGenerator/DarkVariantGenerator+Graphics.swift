@@ -379,6 +379,14 @@ extension DarkVariantGenerator {
             isPhotograph = false
             isSolidShape = false
           }
+        } else if isPhotograph, Self.isRaisedCard(members, colour: RGB8(r: ink.r, g: ink.g, b: ink.b), share: ink.share,
+                                                  ground: OKLab(r: ground.r, g: ground.g, b: ground.b),
+                                                  pixels: p, width: w, height: h, histogram: &histogram) {
+          // A white card on a grey page with a soft drop shadow: the
+          // shadow's ramp is not a photograph, and the card turns into a
+          // raised dark card with its text light.
+          isPhotograph = false
+          isSolidShape = false
         }
         if isSolidShape && !isPhotograph {
           // A light panel (a card as light as its page or lighter) is
@@ -923,6 +931,41 @@ extension DarkVariantGenerator {
       held += s.3
     }
     return (colours, Double(held) / Double(region.count))
+  }
+
+  /// Whether a part is a card lighter than its page standing in its own
+  /// soft drop shadow (a white UI card on a `#F2F2F2` page): its most
+  /// common colour is neutral and lighter than the ground, holds at least
+  /// ``GraphicsTuning/lightFillShare`` of the part, and inside the bounding
+  /// box of that colour (within ``ClassifierThresholds/backgroundTolerance``
+  /// in every channel) the rest (its text, icons, rules) is flat: fewer
+  /// than ``GraphicsTuning/shadedLevels`` smooth luma levels, with at least
+  /// ``GraphicsTuning/minLabelPixels`` of it. The shadow lies outside the
+  /// card's box; a white product on its own white square (a mug shot
+  /// pasted on a grey page) is shaded inside it, and stays a photograph.
+  static func isRaisedCard(_ region: [Int], colour: RGB8, share: Double, ground: OKLab, pixels p: UnsafeBufferPointer<UInt8>,
+                           width w: Int, height h: Int, histogram: inout [Int]) -> Bool {
+    let lab = OKLab(r: colour.r, g: colour.g, b: colour.b)
+    guard share >= GraphicsTuning.lightFillShare, lab.chroma < GraphicsTuning.neutralChroma,
+          lab.l > ground.l + GraphicsTuning.panelLightness else { return false }
+    let noise = ClassifierThresholds.backgroundTolerance
+    @inline(__always) func isFill(_ i: Int) -> Bool {
+      abs(Int(p[i]) - Int(colour.r)) <= noise && abs(Int(p[i + 1]) - Int(colour.g)) <= noise
+        && abs(Int(p[i + 2]) - Int(colour.b)) <= noise
+    }
+    var minX = w, maxX = 0, minY = h, maxY = 0
+    for idx in region where isFill(idx * 4) {
+      let x = idx % w, y = idx / w
+      minX = min(minX, x); maxX = max(maxX, x); minY = min(minY, y); maxY = max(maxY, y)
+    }
+    guard minX <= maxX else { return false }
+    let inside = region.filter { idx in
+      let x = idx % w, y = idx / w
+      return x >= minX && x <= maxX && y >= minY && y <= maxY && !isFill(idx * 4)
+    }
+    guard inside.count >= GraphicsTuning.minLabelPixels else { return false }
+    let (_, levels) = smoothLevels(of: inside, pixels: p, width: w, height: h, ground: colour, ink: nil, histogram: &histogram)
+    return levels < GraphicsTuning.shadedLevels
   }
 
   /// A region's most common colour: the 5-bit-per-channel bin holding most

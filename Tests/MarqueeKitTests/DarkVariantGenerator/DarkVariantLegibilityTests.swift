@@ -281,6 +281,19 @@ struct DarkVariantLegibilityTests {
                       TextLayer(text: "Free delivery", size: 80, colour: "0x1C1C1E", x: 190, y: 180),
                       TextLayer(text: "On orders over 30", size: 44, colour: "0x555555", x: 190, y: 320),
                     ]),
+    // A white UI card in a deep offset drop shadow on a #F5F5F5 page, its
+    // card ten levels lighter than the page: not a product shot.
+    GeneratedBanner(id: "uicard", ground: "color=0xF5F5F5:s=1170x658,drawbox=x=125:y=110:w=950:h=480:color=0x777777:t=fill,gblur=sigma=14,drawbox=x=100:y=80:w=950:h=480:color=white:t=fill",
+                    layers: [
+                      TextLayer(text: "Weekly summary", size: 56, colour: "0x111111", x: 150, y: 130),
+                      TextLayer(text: "12 workouts this week", size: 36, colour: "0x555555", x: 150, y: 230),
+                    ]),
+    // A black card with white text on a white page: dark mode already.
+    GeneratedBanner(id: "blackcard", ground: "color=white:s=1170x658,drawbox=x=70:y=70:w=860:h=420:color=0x131313:t=fill",
+                    layers: [
+                      TextLayer(text: "Pro Max", size: 90, colour: "white", x: 120, y: 190),
+                      TextLayer(text: "From 999", size: 40, colour: "0xCCCCCC", x: 120, y: 330),
+                    ]),
     // A white card on a faint gradient from blue (#E1EBFF) to pink
     // (#FFE1EB): the page's channels cross, so no one colour is lightest.
     GeneratedBanner(id: "pinkcard", ground: "color=white:s=1170x658,format=rgb24,geq=r='225+30*X/W':g='235-10*X/W':b='255-20*X/W',drawbox=x=135:y=100:w=900:h=458:color=white:t=fill",
@@ -620,7 +633,7 @@ struct DarkVariantLegibilityTests {
     #expect(onCard.ink > onCard.ground, "bluecard: the text (\(onCard.ink)) is darker than its card (\(onCard.ground))")
   }
 
-  @Test("a card's drop shadow stays darker than the page, never a light glow; a white card on a blue-to-pink page turns a neutral dark card")
+  @Test("a card's drop shadow stays darker than the page, never a light glow; a white card on a blue-to-pink page turns a neutral dark card; a white UI card in a deep shadow turns dark, a black card stays dark on a dark page")
   func shadowsAndTintedPagesKeepTheirLook() throws {
     let b = try Self.built.get()
     /// Mean colour of a box given at 1170 px.
@@ -652,6 +665,15 @@ struct DarkVariantLegibilityTests {
     // The card is a raised dark card: lighter than the page, dark.
     let card = mean(dark, (700, 420, 250, 100))
     #expect(card.luma > mean(dark, page).luma && card.luma < 60, "shadowcard: the card is luma \(card.luma)")
+    // The UI card in its deep offset shadow turns a raised dark card too,
+    // never a dimmed grey card; the black card stays dark on a page that
+    // turns dark, never a grey page.
+    let ui = try b.picture("uicard", "dark_url")
+    let uiCard = mean(ui, (600, 430, 300, 100))
+    #expect(uiCard.luma > mean(ui, page).luma && uiCard.luma < 60, "uicard: the card is luma \(uiCard.luma)")
+    let black = try b.picture("blackcard", "dark_url")
+    #expect(mean(black, (950, 550, 200, 80)).luma < 50, "blackcard: the page is luma \(mean(black, (950, 550, 200, 80)).luma)")
+    #expect(mean(black, (600, 400, 300, 60)).luma < 40, "blackcard: the card is luma \(mean(black, (600, 400, 300, 60)).luma)")
     // A white card on a blue-to-pink page: neutral, not tinted by the
     // page's complement (cyan or green), and raised above the page.
     let pink = try b.picture("pinkcard", "dark_url")
