@@ -248,11 +248,14 @@ extension DarkVariantGenerator {
   ///   - productsDimmed: whether `products` is `kept` dimmed.
   ///   - mask: the backdrop mask that treatment used.
   ///   - analysis: the classifier's findings (ground colour, spread).
+  ///   - pageIsOpaque: whether the page is the picture's own (false for a
+  ///     picture on transparency, flattened on the light surface: ground a
+  ///     mark encloses is then part of it, not the page seen through it).
   ///   - insets: whether a photograph on its own light backdrop has that
   ///     backdrop treated too (``recolourOwnBackdrop(of:box:colour:pixels:width:dimmed:)``).
   /// - Returns: the pixels, RGBA, alpha unchanged.
   func invertGraphics(_ image: RGBAImage, kept: RGBAImage, products: RGBAImage, productsDimmed: Bool, mask: [UInt8],
-                      analysis: Analysis, insets: Bool = true) -> RGBAImage
+                      analysis: Analysis, insets: Bool = true, pageIsOpaque: Bool = true) -> RGBAImage
   {
     let w = image.width, h = image.height
     let ground = analysis.background
@@ -265,6 +268,7 @@ extension DarkVariantGenerator {
     // pixel belongs to: its index in `enclosingBoxes`, its bounding box.
     var productOf = [Int32](repeating: -1, count: w * h)
     var enclosingBoxes: [(minX: Int, minY: Int, maxX: Int, maxY: Int)] = []
+    var labelled: [Bool] = []
     var visited = [Bool](repeating: false, count: w * h)
     var members: [Int] = []
     var stack: [Int] = []
@@ -440,10 +444,15 @@ extension DarkVariantGenerator {
                 }
               }
               enclosingBoxes.append(box)
+              labelled.append(false)
             }
           }
           continue
         }
+        // Whether the ground it encloses is a label (a red badge's white
+        // letters: several parts), which stays with it whatever its tone.
+        labelled.append(Self.labelParts(inX: minX...maxX, y: minY...maxY, width: w,
+                                        isLabel: { isGround[$0] && mask[$0] != MaskState.backdrop }) >= GraphicsTuning.minLabelParts)
         for idx in members { keep[idx] = true; productOf[idx] = Int32(enclosingBoxes.count) }
         keptBoxes.append((minX, minY, maxX, maxY))
         enclosingBoxes.append((minX, minY, maxX, maxY))
@@ -466,15 +475,31 @@ extension DarkVariantGenerator {
         if Double(members.count) >= GraphicsTuning.enclosedPanelArea * Double(w * h) { continue }
         var minX = w, maxX = 0, minY = h, maxY = 0
         var touched = Set<Int32>()
+        var rimLuma = 0, rim = 0, ownLuma = 0
         for idx in members {
           let x = idx % w, y = idx / w
           minX = min(minX, x); maxX = max(maxX, x); minY = min(minY, y); maxY = max(maxY, y)
+          ownLuma += Luma.integer(p[idx * 4], p[idx * 4 + 1], p[idx * 4 + 2])
           for n in [x > 0 ? idx - 1 : -1, x < w - 1 ? idx + 1 : -1, idx - w, idx + w]
-          where n >= 0 && n < w * h && keep[n] && productOf[n] >= 0 { touched.insert(productOf[n]) }
+          where n >= 0 && n < w * h && keep[n] && productOf[n] >= 0 {
+            touched.insert(productOf[n])
+            rimLuma += Luma.integer(p[n * 4], p[n * 4 + 1], p[n * 4 + 2])
+            rim += 1
+          }
         }
+        // A hole whose rim is far darker than it (2:1 or more, the mark
+        // contrast) is the page seen through a dark product (a navy mug's
+        // handle), and turns dark with the page, unless it is a label; a
+        // light product's own ground-coloured part (a white mug's clipped
+        // highlight) has a light rim. On a transparent page an opaque hole
+        // is part of the mark (the white inside a logo).
+        let seeThrough = rim > 0 && pageIsOpaque
+          && ShownPicture.contrast(ShownPicture.luminance(ofLuma: ownLuma / members.count),
+                                   ShownPicture.luminance(ofLuma: rimLuma / rim)) >= PictureLook.markContrast
         let enclosed = touched.contains { k in
           let box = enclosingBoxes[Int(k)]
           return minX >= box.minX && maxX <= box.maxX && minY >= box.minY && maxY <= box.maxY
+            && (labelled[Int(k)] || !seeThrough)
         }
         if enclosed { for idx in members { keep[idx] = true } }
       }

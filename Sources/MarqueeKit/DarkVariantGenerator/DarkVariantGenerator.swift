@@ -277,7 +277,8 @@ public struct DarkVariantGenerator: Sendable {
         // mode is the picture on the light surface; that picture is
         // treated, and its alpha put back against the dark surface.
         let (onLight, lightAnalysis) = prepared(flattened(image, onto: options.lightSurface))
-        output = restoringAlpha(of: image, to: recolouredGraphics(method, onLight, analysis: lightAnalysis),
+        output = restoringAlpha(of: image, to: recolouredGraphics(method, onLight, analysis: lightAnalysis,
+                                                                  pageIsOpaque: false),
                                 against: options.surface)
       } else {
         output = recolouredGraphics(method, image, analysis: analysis)
@@ -309,7 +310,8 @@ public struct DarkVariantGenerator: Sendable {
 
   /// ``DarkMethod/groundRecoloured`` or a graphics-inverting method on an
   /// opaque picture.
-  private func recolouredGraphics(_ method: DarkMethod, _ image: RGBAImage, analysis: Analysis) -> RGBAImage {
+  private func recolouredGraphics(_ method: DarkMethod, _ image: RGBAImage, analysis: Analysis,
+                                  pageIsOpaque: Bool = true) -> RGBAImage {
     // A ground the classifier did not call light is estimated afresh.
     // A photograph's light panel is its ground.
     var lightAnalysis = analysis
@@ -325,7 +327,7 @@ public struct DarkVariantGenerator: Sendable {
     let products = method == .graphicsInvertedProductDimmed ? darkenPhotograph(recoloured.image) : recoloured.image
     return invertGraphics(image, kept: recoloured.image, products: products,
                           productsDimmed: method == .graphicsInvertedProductDimmed, mask: recoloured.mask,
-                          analysis: lightAnalysis)
+                          analysis: lightAnalysis, pageIsOpaque: pageIsOpaque)
   }
 
   /// `shown`, an opaque picture as it should look on `surface`, given the

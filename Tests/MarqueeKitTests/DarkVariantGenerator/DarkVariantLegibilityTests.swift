@@ -413,6 +413,10 @@ struct DarkVariantLegibilityTests {
                     ]),
     // A navy product shaded left to right, flat enough to count as a flat
     // product: its lighter side is shading, not a blend with the ground.
+    // A flat navy mug with a ring handle: the page seen through the
+    // handle turns dark with the page.
+    GeneratedBanner(id: "navyhandle", ground: "color=white:s=1170x658,drawbox=x=100:y=120:w=260:h=330:color=0x13235F:t=fill,format=rgb24,geq=r='if(between(hypot(X-380\\,Y-285)\\,45\\,75)*gt(X\\,340)\\,19\\,r(X\\,Y))':g='if(between(hypot(X-380\\,Y-285)\\,45\\,75)*gt(X\\,340)\\,35\\,g(X\\,Y))':b='if(between(hypot(X-380\\,Y-285)\\,45\\,75)*gt(X\\,340)\\,95\\,b(X\\,Y))'",
+                    layers: [TextLayer(text: "Mug", size: 90, colour: "0x111111", x: 560, y: 200)]),
     GeneratedBanner(id: "navydisc", ground: "color=white:s=1170x658,format=rgb24,geq=r='if(lt(hypot(X-850\\,Y-330)\\,200)\\,20+30*(X-650)/400\\,r(X\\,Y))':g='if(lt(hypot(X-850\\,Y-330)\\,200)\\,30+30*(X-650)/400\\,g(X\\,Y))':b='if(lt(hypot(X-850\\,Y-330)\\,200)\\,80+50*(X-650)/400\\,b(X\\,Y))'",
                     layers: [
                       TextLayer(text: "Navy mug", size: 100, colour: "0x111111", x: 60, y: 120),
@@ -764,7 +768,7 @@ struct DarkVariantLegibilityTests {
     #expect(b.log.contains("logo: encode finished") && b.log.contains("transparent, graphics inverted"), "\(b.log)")
   }
 
-  @Test("a product shot on its own white square turns dark around the product; a shaded product keeps its shading")
+  @Test("a product shot on its own white square turns dark around the product; a shaded product keeps its shading; the page seen through a navy mug's handle turns dark")
   func insetBackdropAndShading() throws {
     let b = try Self.built.get()
     func luma(_ image: RGBAImage, _ x: Int, _ y: Int) -> Double {
@@ -788,6 +792,11 @@ struct DarkVariantLegibilityTests {
       drops = max(drops, previous - l)
       previous = l
     }
+    let handle = try b.picture("navyhandle", "url"), handleDark = try b.picture("navyhandle", "dark_url")
+    let kh = Double(handle.width) / 1170
+    #expect(luma(handle, Int(385 * kh), Int(285 * kh)) > 240 && luma(handleDark, Int(385 * kh), Int(285 * kh)) < 70,
+            "navyhandle: the page through the handle is luma \(luma(handleDark, Int(385 * kh), Int(285 * kh))) in the dark variant")
+    #expect(luma(handleDark, Int(230 * kh), Int(285 * kh)) < 80, "navyhandle: the mug is luma \(luma(handleDark, Int(230 * kh), Int(285 * kh)))")
     #expect(drops <= 4, "the navy disc's shading drops by \(drops) levels between neighbours (bands)")
     #expect(luma(navy, Int(1020 * kn), y) > luma(navy, Int(680 * kn), y) + 8, "the shading is gone")
   }
