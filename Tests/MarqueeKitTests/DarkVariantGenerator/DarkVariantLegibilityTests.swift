@@ -167,6 +167,22 @@ private func lumaCorrelation(_ a: RGBAImage, _ b: RGBAImage) -> Double {
   return (sxy - sx * sy / n) / ((sxx - sx * sx / n) * (syy - sy * sy / n)).squareRoot()
 }
 
+/// Builds a fixture's job into `out/home` and verifies it (both expected to
+/// exit 0); `picture(id, key)` decodes the file an item's key names.
+private func buildAndVerify(_ fixture: BatchFixture) throws -> (bundle: URL, picture: (String, String) throws -> RGBAImage) {
+  let build = try MarqueeCLI.run(["build", "job.json", "--out", "out", "--log-format", "plain"], in: fixture.dir)
+  #expect(build.status == 0, "\(build.stderr)")
+  let verify = try MarqueeCLI.run(["verify", "out/home"], in: fixture.dir)
+  #expect(verify.status == 0, "\(verify.stderr)")
+  let bundle = fixture.out.appendingPathComponent("home")
+  let root = try JSONSerialization.jsonObject(with: Data(contentsOf: bundle.appendingPathComponent("banners.json"))) as? [String: Any]
+  let items = root?["banners"] as? [[String: Any]] ?? []
+  return (bundle, { id, key in
+    let item = try #require(items.first { $0["id"] as? String == id }, "no item \(id)")
+    return try FFmpegOracle.decode(bundle.appendingPathComponent(try #require(item[key] as? String, "\(id) has no \(key)")))
+  })
+}
+
 private struct BuildFailure: Error, CustomStringConvertible {
   var log: String
   var description: String { "build failed: \(log)" }
@@ -915,15 +931,8 @@ struct DarkVariantLegibilityTests {
       items.append(["id": id, "type": "image", "source": name])
     }
     try fixture.job(items, baseURL: nil)
-    let build = try MarqueeCLI.run(["build", "job.json", "--out", "out", "--log-format", "plain"], in: fixture.dir)
-    #expect(build.status == 0, "\(build.stderr)")
-    let verify = try MarqueeCLI.run(["verify", "out/home"], in: fixture.dir)
-    #expect(verify.status == 0, "\(verify.stderr)")
-    let bundle = fixture.out.appendingPathComponent("home")
-    let root = try JSONSerialization.jsonObject(with: Data(contentsOf: bundle.appendingPathComponent("banners.json"))) as? [String: Any]
-    let item = try #require((root?["banners"] as? [[String: Any]])?.first { $0["id"] as? String == "polaroid" })
-    let light = try FFmpegOracle.decode(bundle.appendingPathComponent(try #require(item["url"] as? String)))
-    let dark = try FFmpegOracle.decode(bundle.appendingPathComponent(try #require(item["dark_url"] as? String)))
+    let built = try buildAndVerify(fixture)
+    let light = try built.picture("polaroid", "url"), dark = try built.picture("polaroid", "dark_url")
     let k = Double(light.width) / 1170
     func luma(_ image: RGBAImage, _ x: Int, _ y: Int) -> Double {
       let i = ((Int(Double(y) * k)) * image.width + Int(Double(x) * k)) * 4
@@ -959,17 +968,10 @@ struct DarkVariantLegibilityTests {
       layers: [TextLayer(text: "Eileen, 1995", size: 40, colour: "0x222222", x: 405, y: 510)])
     for banner in [card, polaroid] { try banner.write(into: fixture.dir) }
     try fixture.job([card, polaroid].map { ["id": $0.id, "type": "image", "source": $0.file] }, baseURL: nil)
-    let build = try MarqueeCLI.run(["build", "job.json", "--out", "out", "--log-format", "plain"], in: fixture.dir)
-    #expect(build.status == 0, "\(build.stderr)")
-    let verify = try MarqueeCLI.run(["verify", "out/home"], in: fixture.dir)
-    #expect(verify.status == 0, "\(verify.stderr)")
-    let bundle = fixture.out.appendingPathComponent("home")
-    let root = try JSONSerialization.jsonObject(with: Data(contentsOf: bundle.appendingPathComponent("banners.json"))) as? [String: Any]
+    let built = try buildAndVerify(fixture)
     for banner in [card, polaroid] {
-      let item = try #require((root?["banners"] as? [[String: Any]])?.first { $0["id"] as? String == banner.id })
-      let light = shown(try FFmpegOracle.decode(bundle.appendingPathComponent(try #require(item["url"] as? String))), on: (255, 255, 255))
-      let dark = shown(try FFmpegOracle.decode(bundle.appendingPathComponent(try #require(item["dark_url"] as? String))),
-                       on: (0x1C, 0x1C, 0x1E))
+      let light = shown(try built.picture(banner.id, "url"), on: (255, 255, 255))
+      let dark = shown(try built.picture(banner.id, "dark_url"), on: (0x1C, 0x1C, 0x1E))
       let k = Double(light.width) / 1170
       func luma(_ image: RGBAImage, _ x: Int, _ y: Int) -> Double {
         let i = ((Int(Double(y) * k)) * image.width + Int(Double(x) * k)) * 4
