@@ -23,11 +23,8 @@ import Foundation
 /// budget (`libraryThreads` is 1): their threads would compute outside the
 /// permits (a tester counted 6 runnable threads for `--jobs 2`), and the
 /// parallelism comes from renditions and items instead. libx264 runs
-/// single-threaded for repeatable output
-/// (`VideoBannerBuilder.defaultEncoderThreads`), except the top rendition
-/// encoded again alone, whose two slice threads
-/// (`EncoderEffort.correctionThreads`) its worker holds two permits for
-/// (`acquire(_:)`), or the one a one-permit budget has.
+/// single-threaded for repeatable output, a correction of the top
+/// rendition too (`VideoBannerBuilder.defaultEncoderThreads`).
 public final class CPUBudget: Sendable {
   /// Permits in all; nil for no limit (every acquire succeeds at once).
   public let permits: Int?
@@ -80,34 +77,6 @@ public final class CPUBudget: Sendable {
 
   /// Gives a permit back.
   public func release() { semaphore?.signal() }
-
-  /// Serialises the taking of several permits at once (`acquire(_:)`), so
-  /// that at most one thread holds part of a set while it waits for the
-  /// rest: two threads each holding one of the last two permits and each
-  /// waiting for a second would wait for ever.
-  private let gathering = NSLock()
-
-  /// Waits for `count` permits (at most `permits`; at least 1), for a
-  /// thread whose work runs on more than one core (libx264's slice threads
-  /// of a correction, `RenditionWorker`).
-  ///
-  /// - Returns: how many were taken, to hand to `release(_:)`.
-  public func acquire(_ count: Int) -> Int {
-    let n = max(1, min(count, permits ?? count))
-    guard n > 1 else {
-      acquire()
-      return 1
-    }
-    gathering.lock()
-    defer { gathering.unlock() }
-    for _ in 0..<n { acquire() }
-    return n
-  }
-
-  /// Gives `count` permits back.
-  public func release(_ count: Int) {
-    for _ in 0..<count { release() }
-  }
 
   /// Runs `body` holding a permit.
   public func withPermit<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {

@@ -65,8 +65,8 @@ public struct VideoBannerBuilder: Sendable {
   /// x264 threads per rendition; fixed (not derived from `--jobs` or the
   /// core count) because libx264's output depends on its thread count, so
   /// the same job and sources encode to the same bytes on any machine.
-  /// (A correction of the top rendition, the only encode left of its item,
-  /// runs `EncoderEffort.correctionThreads` slice threads, as fixed.)
+  /// A correction of the top rendition runs the same: libx264's slice
+  /// threads are no more repeatable under a VBV than its frame threads.
   public var encoderThreads: Int
 
   /// One x264 thread per rendition: libx264's frame threads make its rate

@@ -9,6 +9,13 @@
 /// people see, to please a metric. High profile, yuv420p, closed GOPs,
 /// no scene-cut keyframes and forced IDRs are the encoder's fixed rules
 /// (`Encoder.init(video:)`); the level stays libx264's choice for the size.
+///
+/// Every encode runs one libx264 thread, a correction of the top rendition
+/// too (`VideoBannerBuilder.defaultEncoderThreads`): under a VBV, libx264's
+/// frame threads read how far the other frames have got, and its slice
+/// threads the other slices' estimated size, in their row-level rate
+/// control, so both give bytes that depend on timing (BENCHMARKS.md,
+/// "The second encode: which libx264 threads repeat").
 public enum EncoderEffort {
   /// libx264 preset.
   public static let preset = "medium"
@@ -27,20 +34,6 @@ public enum EncoderEffort {
   /// stays on.
   public static let x264Options = ["b-adapt=2", "rc-lookahead=60", "trellis=2"]
 
-  /// libx264 threads for the top rendition when it is encoded again alone
-  /// (`Transcoder.encodeTopRendition`): sliced threads, each picture cut
-  /// into this many slices coded side by side, so the one encode left
-  /// keeps two cores busy. Fixed, never from `--jobs` or the core count:
-  /// libx264's bytes depend on its thread count and mode. Sliced threads
-  /// because they are repeatable under a VBV and frame threads are not
-  /// (measured by SHA-256 under load, BENCHMARKS.md "The second encode":
-  /// three `threads=2` encodes of the same pictures gave three streams,
-  /// four `threads=2:sliced-threads=1` encodes one); libx264's lookahead
-  /// threads need either (with `threads=1` it sets them to 1 itself).
-  public static let correctionThreads = 2
-  /// x264 options of that encode beyond `x264Options`.
-  public static let correctionOptions = ["sliced-threads=1"]
-
   /// One line for the item fingerprint: the options, the rule that
   /// lowers the CRF of small renditions (`RenditionPlanner.crfOffset`), the
   /// cap of a small source's top rendition, and the top rendition's SSIM
@@ -53,6 +46,6 @@ public enum EncoderEffort {
       + ";top_ssim_check=\(QualityTarget.decibelsPerCRF)dB/crf+\(QualityTarget.margin):max\(QualityTarget.maxLowering)"
       + "x\(QualityTarget.maxCorrections):held\(QualityTarget.heldToCapShare)"
       + ";correction=fill\(QualityCorrection.heldFill):rate\(QualityCorrection.heldRate):share\(QualityCorrection.heldShare)"
-      + ":gain\(QualityCorrection.minimumGain):threads\(correctionThreads):" + correctionOptions.joined(separator: ":")
+      + ":gain\(QualityCorrection.minimumGain):one_thread"
   }
 }

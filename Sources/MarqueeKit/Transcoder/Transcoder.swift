@@ -12,8 +12,8 @@ public struct TranscodeRequest: Sendable {
   /// Cap on the renditions' short side in pixels.
   public var maxHeight: Int
   public var limits: InputLimits
-  /// x264 threads per rendition (0 = libx264's choice); the top rendition
-  /// encoded again alone runs `EncoderEffort.correctionThreads` instead.
+  /// x264 threads per rendition (0 = libx264's choice), the top rendition
+  /// encoded again alone included.
   public var encoderThreads: Int
   /// Short side of the rendition muxed to MP4; nil = nearest 720.
   public var mp4Height: Int?
@@ -178,10 +178,9 @@ public struct Transcoder {
   /// is reported. The caller removes the files of the encode being
   /// replaced first (`QualityCorrection` decides whether and at which CRF).
   ///
-  /// The one libx264 encoder runs with `correctionThreads` threads, fixed
-  /// whatever the budget and the machine, since libx264's bytes depend on
-  /// them; it computes on the permits the item's budget holds
-  /// (`CPUBudget`).
+  /// The one libx264 encoder runs `request.encoderThreads` threads, as the
+  /// first encode did, fixed whatever the budget and the machine, since
+  /// libx264's bytes depend on them (`EncoderEffort`).
   ///
   /// - Returns: the result with the one rendition (the top one) and its
   ///   SSIM when `request.measuresTopQuality`.

@@ -22,9 +22,6 @@ final class TranscodeOutputs {
   let mp4: OutputContainer?
   /// The x264 CRF of rendition 0.
   let topCRF: Double
-  /// libx264 threads per encoder (`EncoderEffort.correctionThreads` for a
-  /// correction).
-  let encoderThreads: Int
   /// What each rendition's encoder is (codecs string, profile, level).
   private let descriptions: [RenditionDescription]
   /// What each rendition's HLS muxer writes, learnt as it writes it.
@@ -37,9 +34,8 @@ final class TranscodeOutputs {
   ///   - audioChannels: 1 or 2 when the source has decodable audio, else nil.
   ///   - writesMP4: whether to make the MP4 (from `plan.mp4Rendition`).
   ///   - topCRF: rendition 0's CRF when it is encoded again alone
-  ///     (`Transcoder.encodeTopRendition`, with
-  ///     `EncoderEffort.correctionThreads` slice threads); nil: the job's
-  ///     CRF plus its offset.
+  ///     (`Transcoder.encodeTopRendition`); nil: the job's CRF plus its
+  ///     offset.
   /// - Throws: `MediaIOError` when an encoder cannot open or a muxer cannot
   ///   write (`.output` kind), `MarqueeError.encodeFailed` when an encoder's
   ///   SPS does not give its profile and level.
@@ -49,18 +45,14 @@ final class TranscodeOutputs {
       (i == 0 ? topCRF : nil) ?? r.crf(jobCRF: request.crf)
     }
     self.topCRF = crfs[0]
-    // A correction is the only encode left of its item: slice threads.
-    let corrects = topCRF != nil
-    let threads = corrects ? EncoderEffort.correctionThreads : request.encoderThreads
-    let options = EncoderEffort.x264Options + (corrects ? EncoderEffort.correctionOptions : [])
+    // A correction runs the first encode's threads (`EncoderEffort`).
     videoEncoders = try zip(plan.renditions, crfs).map { r, crf in
       try Encoder(video: VideoEncoderSettings(width: r.width, height: r.height, frameRate: plan.frameRate,
                                               bitRate: r.bitRate, maxRate: r.maxRate, bufferSize: r.bufferSize,
-                                              gopLength: gopLength, preset: EncoderEffort.preset, threads: threads,
+                                              gopLength: gopLength, preset: EncoderEffort.preset, threads: request.encoderThreads,
                                               crf: crf, initialBufferOccupancy: r.initialBufferOccupancy,
-                                              bFrames: EncoderEffort.bFrames, x264Options: options))
+                                              bFrames: EncoderEffort.bFrames, x264Options: EncoderEffort.x264Options))
     }
-    encoderThreads = threads
     audioEncoder = try audioChannels.map { try Encoder(audio: AudioEncoderSettings(channels: $0)) }
     var hls: [OutputContainer] = []
     var recorders: [SegmentRecorder] = []

@@ -44,8 +44,7 @@ final class RenditionFanOut {
       RenditionWorker(encoder: outputs.videoEncoders[i], hls: outputs.hls[i],
                       mp4: i == plan.mp4Rendition ? outputs.mp4 : nil,
                       audioStream: audioStreamIndex, budget: budget, planner: planners[i],
-                      observe: i == 0 ? observer : nil, meter: i == 0 ? meter : nil,
-                      permitsWhileWorking: max(1, outputs.encoderThreads))
+                      observe: i == 0 ? observer : nil, meter: i == 0 ? meter : nil)
     }
   }
 

@@ -27,10 +27,7 @@ import Foundation
 /// CPU budget: the worker holds one of the build's permits (`CPUBudget`)
 /// while its queue has work (encoding pictures, muxing packets) and none
 /// while it waits for more; a producer blocked on a full queue, or waiting
-/// in `join()`, hands its own permit back while it waits. A worker whose
-/// libx264 runs slice threads (the top rendition encoded again alone,
-/// `Transcoder.encodeTopRendition`) holds as many permits as threads, as
-/// far as the budget has them.
+/// in `join()`, hands its own permit back while it waits.
 ///
 /// Ownership: the encoder and muxers are used only by this worker's thread
 /// between `start()` and `join()`; the creating thread sets them up before
@@ -61,11 +58,6 @@ final class RenditionWorker: @unchecked Sendable {
   private let mp4: OutputContainer?
   private let audioStream: Int
   private let budget: CPUBudget
-  /// Permits taken while there is work: libx264's threads (1, or the
-  /// slice threads of a correction), at most the budget's.
-  private let permitsWhileWorking: Int
-  /// Permits held now (0 while waiting for work).
-  private var held = 0
   /// IDR decisions for pictures scaled here (`.source`).
   private var planner: KeyframePlanner
   private var tail: FilterGraph?
@@ -90,10 +82,8 @@ final class RenditionWorker: @unchecked Sendable {
   #endif
 
   init(encoder: Encoder, hls: OutputContainer, mp4: OutputContainer?, audioStream: Int, budget: CPUBudget,
-       planner: KeyframePlanner, observe: ((Frame) throws -> Void)? = nil, meter: PictureQualityMeter? = nil,
-       permitsWhileWorking: Int = 1) {
+       planner: KeyframePlanner, observe: ((Frame) throws -> Void)? = nil, meter: PictureQualityMeter? = nil) {
     self.encoder = encoder
-    self.permitsWhileWorking = permitsWhileWorking
     self.meter = meter
     self.planner = planner
     self.observe = observe
@@ -142,10 +132,9 @@ final class RenditionWorker: @unchecked Sendable {
   /// one (a permit is taken only for work, by the caller).
   private func pop(holding: inout Bool) -> (Item, Bool) {
     let item = queue.pop {
-      // Out of work: give the permits to a thread that has some.
+      // Out of work: give the permit to a thread that has some.
       guard holding else { return }
-      budget.release(held)
-      held = 0
+      budget.release()
       holding = false
     }
     // Only this thread closes the queue.
@@ -173,7 +162,7 @@ final class RenditionWorker: @unchecked Sendable {
         continue
       }
       if !holding {
-        held = budget.acquire(permitsWhileWorking)
+        budget.acquire()
         holding = true
       }
       do {
@@ -203,7 +192,7 @@ final class RenditionWorker: @unchecked Sendable {
         fail(error)
       }
     }
-    if holding { budget.release(held) }
+    if holding { budget.release() }
   }
 
   /// Encodes every picture the scaling graph has ready, IDRs forced at
