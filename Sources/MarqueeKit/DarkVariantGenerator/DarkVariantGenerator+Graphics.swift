@@ -83,6 +83,17 @@ extension DarkVariantGenerator {
     /// ribbon, a badge, a pill button (a pill 300x80 fills 0.94); a bold
     /// B with its counters filled about 0.9.
     static let darkPanelOutline = 0.93
+    /// A dark part filling at least this share of its bounding box, that
+    /// with its label fills the ellipse inscribed in the box
+    /// (``ellipseCover``), is a round dark panel: a black disc badge with a
+    /// white NEW fills about 0.7 of its box (a disc 0.785, less its
+    /// letters).
+    static let darkPanelDiscFill = 0.6
+    /// A part with its label fills the ellipse inscribed in its box when it
+    /// covers at least this share of the ellipse and reaches past it by at
+    /// most 1 − this share of the ellipse's area (anti-aliasing and JPEG
+    /// noise on the rim).
+    static let ellipseCover = 0.97
     /// A dark panel's label is at least this many separate parts its box
     /// encloses (the letters of NEW, of -40 %): a glyph's counters are one
     /// or two (O, 8, B).
@@ -408,27 +419,41 @@ extension DarkVariantGenerator {
         // A dark panel with a light label (a black ribbon or badge with
         // white text) is dark mode already: kept, its label with it (the
         // ground it encloses), not turned into a light slab.
-        if !isPhotograph && !isSolidShape && fill >= GraphicsTuning.darkPanelFill {
+        if !isPhotograph && !isSolidShape && fill >= GraphicsTuning.darkPanelDiscFill {
           let colour = OKLab(r: ink.r, g: ink.g, b: ink.b)
           // A brand-coloured pill or tag with a light label (a green NEW,
           // a red -20 %) is kept the same way: its colour is the brand's and
           // its label stays light, as on the large buttons.
           if (colour.chroma < GraphicsTuning.neutralChroma && colour.l < GraphicsTuning.inkLightnessBelow)
             || colour.chroma >= GraphicsTuning.brandChroma {
-            var label = 0
-            for y in minY...maxY {
-              for x in minX...maxX where isGround[y * w + x] && mask[y * w + x] != MaskState.backdrop { label += 1 }
+            // Its label: the ground it encloses, and what is as light as
+            // the ground or lighter (white letters on an off-white page are
+            // off the ground, so part of the panel's own pixels).
+            let groundLuma = Luma.integer(ground.r, ground.g, ground.b)
+            let isLabel = { (idx: Int) in
+              mask[idx] != MaskState.backdrop
+                && (isGround[idx] || Luma.integer(p[idx * 4], p[idx * 4 + 1], p[idx * 4 + 2]) >= groundLuma - tolerance)
             }
-            // With its label it is a (rounded) rectangle: a bold B with its
-            // counters filled is not. One whose label is one or two holes
-            // is a glyph (a bold 8, its two counters, in a calendar cell
-            // whose ground fills the corners of its box).
+            var label = 0, enclosedGround = 0
+            for y in minY...maxY {
+              for x in minX...maxX where isLabel(y * w + x) {
+                label += 1
+                if isGround[y * w + x] { enclosedGround += 1 }
+              }
+            }
+            // With its label it is a (rounded) rectangle, or a disc or oval
+            // (a round NEW badge): a bold B with its counters filled is
+            // neither. One whose label is one or two holes is a glyph (a
+            // bold 8, its two counters, in a calendar cell whose ground
+            // fills the corners of its box).
             let box = Double((maxX - minX + 1) * (maxY - minY + 1))
+            let isRectangle = fill >= GraphicsTuning.darkPanelFill
+              && Double(members.count + enclosedGround) >= GraphicsTuning.darkPanelOutline * box
             isSolidShape = label >= GraphicsTuning.minLabelPixels
-              && Double(members.count + label) >= GraphicsTuning.darkPanelOutline * box
+              && (isRectangle || Self.fillsInscribedEllipse(inX: minX...maxX, y: minY...maxY, width: w,
+                                                             isFilled: { !isGround[$0] || isLabel($0) }))
             if isSolidShape {
-              isSolidShape = Self.labelParts(inX: minX...maxX, y: minY...maxY, width: w,
-                                             isLabel: { isGround[$0] && mask[$0] != MaskState.backdrop })
+              isSolidShape = Self.labelParts(inX: minX...maxX, y: minY...maxY, width: w, isLabel: isLabel)
                 >= GraphicsTuning.minLabelParts
             }
           }
@@ -496,7 +521,16 @@ extension DarkVariantGenerator {
         let seeThrough = rim > 0 && pageIsOpaque
           && ShownPicture.contrast(ShownPicture.luminance(ofLuma: ownLuma / members.count),
                                    ShownPicture.luminance(ofLuma: rimLuma / rim)) >= PictureLook.markContrast
-        let enclosed = touched.contains { k in
+        // A speck of ground a few pixels from the page (a JPEG's ringing
+        // round a dark badge's rim closes it off) is the page, not a label.
+        let speck = members.count < GraphicsTuning.minLabelPixels && members.contains { idx in
+          let x = idx % w, y = idx / w, r = Int(GraphicsTuning.unmixedEdge)
+          for ny in max(0, y - r)...min(h - 1, y + r) {
+            for nx in max(0, x - r)...min(w - 1, x + r) where mask[ny * w + nx] == MaskState.backdrop { return true }
+          }
+          return false
+        }
+        let enclosed = !speck && touched.contains { k in
           let box = enclosingBoxes[Int(k)]
           return minX >= box.minX && maxX <= box.maxX && minY >= box.minY && maxY <= box.maxY
             && (labelled[Int(k)] || !seeThrough)
@@ -567,6 +601,7 @@ extension DarkVariantGenerator {
       // shading is not touched.
       if !flatProducts.isEmpty {
         let groundDark = inversion.map(ground.r, ground.g, ground.b)
+        let groundLuma = Luma.integer(ground.r, ground.g, ground.b)
         let depth = Self.edgeDepth(of: flatProducts.map(\.region), width: w, height: h, band: GraphicsTuning.unmixedEdge,
                                    outside: { !keep[$0] })
         for (region, ink) in flatProducts {
@@ -575,9 +610,16 @@ extension DarkVariantGenerator {
           // Soft shadows keep their own proportional mapping; the inside of
           // the product keeps its own shading (a lighter side is not a
           // blend with the ground).
+          // A pixel of the rim as light as the ground or lighter, off the
+          // blend (a JPEG's ringing round a black disc), is ground: it
+          // would be a light speck on the dark surface.
+          let inkLuma = Luma.integer(ink.r, ink.g, ink.b)
           for idx in region where mask[idx] == MaskState.other && depth[idx] <= GraphicsTuning.unmixedEdge {
             let i = idx * 4
-            guard let t = line.position(of: p[i], p[i + 1], p[i + 2]), t < GraphicsTuning.unmixedBelow else { continue }
+            var position = line.position(of: p[i], p[i + 1], p[i + 2])
+            if position == nil && inkLuma < groundLuma - tolerance
+              && Luma.integer(p[i], p[i + 1], p[i + 2]) >= groundLuma - tolerance { position = 0 }
+            guard let t = position, t < GraphicsTuning.unmixedBelow else { continue }
             output[i] = UInt8((Double(inkDark.r) * t + Double(groundDark.0) * (1 - t)).rounded())
             output[i + 1] = UInt8((Double(inkDark.g) * t + Double(groundDark.1) * (1 - t)).rounded())
             output[i + 2] = UInt8((Double(inkDark.b) * t + Double(groundDark.2) * (1 - t)).rounded())
@@ -838,6 +880,35 @@ extension DarkVariantGenerator {
       if near(idx - 1), near(idx + 1), near(idx - w), near(idx + w) { smooth += 1 }
     }
     return smooth
+  }
+
+  /// Whether the pixels of a box for which `isFilled` holds fill the
+  /// ellipse inscribed in the box: at least ``GraphicsTuning/ellipseCover``
+  /// of the ellipse's pixels, and outside it at most 1 − that share of its
+  /// area; indices into a picture `width` wide. A disc or an oval badge
+  /// does; a rectangle leaves its corners outside, a letter leaves parts of
+  /// the ellipse empty.
+  static func fillsInscribedEllipse(inX xs: ClosedRange<Int>, y ys: ClosedRange<Int>, width w: Int,
+                                    isFilled: (Int) -> Bool) -> Bool {
+    let a = Double(xs.count) / 2, b = Double(ys.count) / 2
+    guard a >= 4 && b >= 4 else { return false }
+    let cx = Double(xs.lowerBound) + a, cy = Double(ys.lowerBound) + b
+    var inside = 0, insideFilled = 0, outsideFilled = 0
+    for y in ys {
+      let dy = (Double(y) + 0.5 - cy) / b
+      for x in xs {
+        let dx = (Double(x) + 0.5 - cx) / a
+        let filled = isFilled(y * w + x)
+        if dx * dx + dy * dy <= 1 {
+          inside += 1
+          if filled { insideFilled += 1 }
+        } else if filled {
+          outsideFilled += 1
+        }
+      }
+    }
+    let cover = GraphicsTuning.ellipseCover
+    return Double(insideFilled) >= cover * Double(inside) && Double(outsideFilled) <= (1 - cover) * Double(inside)
   }
 
   /// The number of 4-connected parts of the pixels in a box for which

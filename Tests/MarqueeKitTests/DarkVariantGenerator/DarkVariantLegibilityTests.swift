@@ -250,6 +250,20 @@ struct DarkVariantLegibilityTests {
                       TextLayer(text: "NEW ARRIVALS 30% OFF", size: 70, colour: "white", x: 60, y: 335),
                       TextLayer(text: "NEW", size: 40, colour: "white", x: 85, y: 522),
                     ]),
+    // A round black badge (a disc 500 px across) with a white NEW on an
+    // off-white page (#FAFAFA, so the white letters are off the page's
+    // colour), as a PNG and as a JPEG whose ringing closes off specks of
+    // page round the disc's rim.
+    GeneratedBanner(id: "discbadge", ground: "color=0xFAFAFA:s=1170x658,format=rgb24,geq=r='if(lt(hypot(X-635\\,Y-329)\\,250)\\,0\\,250)':g='if(lt(hypot(X-635\\,Y-329)\\,250)\\,0\\,250)':b='if(lt(hypot(X-635\\,Y-329)\\,250)\\,0\\,250)'",
+                    layers: [
+                      TextLayer(text: "NEW", size: 130, colour: "white", x: 510, y: 270),
+                      TextLayer(text: "Spring drop", size: 50, colour: "0x0F0F0F", x: 40, y: 40),
+                    ]),
+    GeneratedBanner(id: "discbadgejpeg", ground: "color=0xFAFAFA:s=1170x658,format=rgb24,geq=r='if(lt(hypot(X-635\\,Y-329)\\,250)\\,0\\,250)':g='if(lt(hypot(X-635\\,Y-329)\\,250)\\,0\\,250)':b='if(lt(hypot(X-635\\,Y-329)\\,250)\\,0\\,250)'",
+                    layers: [
+                      TextLayer(text: "NEW", size: 130, colour: "white", x: 510, y: 270),
+                      TextLayer(text: "Spring drop", size: 50, colour: "0x0F0F0F", x: 40, y: 40),
+                    ], jpegQuality: 8),
     // A pastel brand ground.
     GeneratedBanner(id: "pastel", ground: "color=0xFADADD:s=1170x658", layers: [
       TextLayer(text: "Spring pastels", size: 90, colour: "0x3A2A2E", x: 60, y: 120),
@@ -592,7 +606,7 @@ struct DarkVariantLegibilityTests {
     }
   }
 
-  @Test("a black ribbon and badge with white labels stay dark with their labels light; a rule line turns light")
+  @Test("a black ribbon and badge with white labels stay dark with their labels light; a rule line turns light; a round black badge stays dark with no light speck round its rim")
   func darkPanelsStayDark() throws {
     let b = try Self.built.get()
     let light = try b.picture("ribbon", "url"), dark = try b.picture("ribbon", "dark_url")
@@ -616,6 +630,31 @@ struct DarkVariantLegibilityTests {
     // The rule line (black on white) turns light on the dark surface.
     let lineY = Int(541 * k), lineX = Int(700 * k)
     #expect(luma(dark, lineY * light.width + lineX) > 150, "the rule line is \(luma(dark, lineY * light.width + lineX))")
+
+    // The round badge: its disc stays dark (not inverted into a bright
+    // disc that glares), and the page round its rim turns dark with no
+    // light speck left from the JPEG's ringing. (The NEW on it is judged
+    // with every text layer, in `generatedBannersAreLegible`.)
+    for id in ["discbadge", "discbadgejpeg"] {
+      let light = try b.picture(id, "url"), dark = try b.picture(id, "dark_url")
+      let k = Double(light.width) / 1170
+      var disc = 0, stayedDark = 0, rim = 0, specks = 0
+      for y in 0..<light.height {
+        for x in 0..<light.width {
+          let r = hypot(Double(x) / k - 635, Double(y) / k - 329), o = y * light.width + x
+          if r < 245 && luma(light, o) < 40 {
+            disc += 1
+            if luma(dark, o) < 60 { stayedDark += 1 }
+          }
+          if r > 252 && r < 262 {
+            rim += 1
+            if luma(dark, o) > 120 { specks += 1 }
+          }
+        }
+      }
+      #expect(disc > 0 && Double(stayedDark) >= 0.97 * Double(disc), "\(id): \(disc - stayedDark) of \(disc) disc pixels turned light")
+      #expect(rim > 0 && specks == 0, "\(id): \(specks) light specks round the rim")
+    }
   }
 
   @Test("a light ground that varies (a gradient, a warm wash, a vignette, a white card on a gradient page) turns dark under light text, as a flat one does")
