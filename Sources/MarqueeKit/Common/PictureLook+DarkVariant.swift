@@ -125,6 +125,11 @@ extension PictureLook {
   /// The least share of the picture the r rule is measured on; below it,
   /// on the whole picture.
   public static let minPhotographicShare = 0.2
+  /// A tile whose most common luma band, ±1 band, covers this share of it
+  /// is flat: the inside of a heavy letter's stroke.
+  public static let flatTileShare = 0.9
+  /// …and dark: its band under this luma (a photo's flat sky is not ink).
+  public static let flatInkLuma = 64
   /// A neighbour step in this range (levels) is texture…
   public static let textureStep = 2...24
   /// …and the r rule applies when at least this share of the measured
@@ -578,8 +583,11 @@ extension PictureLook {
   /// legibility rule's) whose most common luma band, ±1 band, covers at
   /// least `lightGroundShare` of the tile at luma `lightGroundLuma` or more: a
   /// white caption bar, the white half of a split layout, paper behind
-  /// text; and tiles with `textGroundShare` of light pixels that have at
-  /// least two such tiles beside them (heavy letters on the bar). Dark
+  /// text; then, until no tile joins, tiles with `textGroundShare` of
+  /// light pixels that have at least two left-out tiles beside them (heavy
+  /// letters on the bar), and flat dark tiles (`flatTileShare` in one band
+  /// ±1 under `flatInkLuma`) beside one
+  /// (the inside of a 200 px price's strokes on the white half). Dark
   /// mode may turn those into dark panels (their text inverted)
   /// while the photo beside them is dimmed. When under
   /// `minPhotographicShare` of the picture is left, every pixel counts, so
@@ -588,9 +596,10 @@ extension PictureLook {
     let w = light.width, h = light.height
     let side = max(8, min(w, h) / legibilityTileDivisor)
     let tilesX = (w + side - 1) / side, tilesY = (h + side - 1) / side
-    // Each tile: is it light ground, and what share of it is light.
+    // Each tile: is it light ground, what share of it is light, is it flat.
     var lightGround = [Bool](repeating: false, count: tilesX * tilesY)
     var lightShare = [Double](repeating: 0, count: tilesX * tilesY)
+    var flat = [Bool](repeating: false, count: tilesX * tilesY)
     var bandCount = [Int](repeating: 0, count: 32)
     let lightBand = lightGroundLuma / 8
     for ty in 0..<tilesY {
@@ -600,20 +609,35 @@ extension PictureLook {
         let area = Double((x1 - x0) * (y1 - y0))
         lightGround[ty * tilesX + tx] = mode >= lightBand && Double(ground) >= lightGroundShare * area
         lightShare[ty * tilesX + tx] = Double(bandCount[(lightBand - 1)...].reduce(0, +)) / area
+        flat[ty * tilesX + tx] = mode < flatInkLuma / 8 && Double(ground) >= flatTileShare * area
       }
     }
     // Heavy text on a light ground (a caption bar's letters) fills some
     // tiles nearly whole: a tile with some light ground between two
     // light-ground neighbours goes with them.
     var leftOut = lightGround
-    for ty in 0..<tilesY {
-      for tx in 0..<tilesX where !lightGround[ty * tilesX + tx] && lightShare[ty * tilesX + tx] >= textGroundShare {
-        var around = 0
-        if tx > 0, lightGround[ty * tilesX + tx - 1] { around += 1 }
-        if tx < tilesX - 1, lightGround[ty * tilesX + tx + 1] { around += 1 }
-        if ty > 0, lightGround[(ty - 1) * tilesX + tx] { around += 1 }
-        if ty < tilesY - 1, lightGround[(ty + 1) * tilesX + tx] { around += 1 }
-        if around >= 2 { leftOut[ty * tilesX + tx] = true }
+    // Heavy text on a light ground (a caption bar's letters, a 200 px price
+    // on a split layout's white half) fills some tiles nearly whole: a tile
+    // with some light ground and two left-out neighbours goes with them,
+    // and so does a flat dark tile (a stroke's inside) beside one, until
+    // no tile joins.
+    var joined = true
+    while joined {
+      joined = false
+      for ty in 0..<tilesY {
+        for tx in 0..<tilesX where !leftOut[ty * tilesX + tx] {
+          let t = ty * tilesX + tx
+          guard lightShare[t] >= textGroundShare || flat[t] else { continue }
+          var around = 0
+          if tx > 0, leftOut[t - 1] { around += 1 }
+          if tx < tilesX - 1, leftOut[t + 1] { around += 1 }
+          if ty > 0, leftOut[t - tilesX] { around += 1 }
+          if ty < tilesY - 1, leftOut[t + tilesX] { around += 1 }
+          if around >= 2 || (flat[t] && around >= 1) {
+            leftOut[t] = true
+            joined = true
+          }
+        }
       }
     }
     var counted = [Bool](repeating: true, count: w * h)
@@ -625,6 +649,23 @@ extension PictureLook {
           for x in x0..<x1 { counted[y * w + x] = false }
         }
         excluded += (x1 - x0) * (y1 - y0)
+      }
+    }
+    // A tile beside a left-out one that holds its edge (a split layout's
+    // white half meeting the photo inside a tile): its light pixels are
+    // that ground, not the photo's.
+    for ty in 0..<tilesY {
+      for tx in 0..<tilesX where !leftOut[ty * tilesX + tx] {
+        let t = ty * tilesX + tx
+        guard (tx > 0 && leftOut[t - 1]) || (tx < tilesX - 1 && leftOut[t + 1])
+                || (ty > 0 && leftOut[t - tilesX]) || (ty < tilesY - 1 && leftOut[t + tilesX]) else { continue }
+        let x0 = tx * side, y0 = ty * side, x1 = min(w, x0 + side), y1 = min(h, y0 + side)
+        for y in y0..<y1 {
+          for x in x0..<x1 where Int(light.luma[y * w + x]) >= (lightBand - 1) * 8 {
+            counted[y * w + x] = false
+            excluded += 1
+          }
+        }
       }
     }
     let useAll = Double(w * h - excluded) < minPhotographicShare * Double(w * h)

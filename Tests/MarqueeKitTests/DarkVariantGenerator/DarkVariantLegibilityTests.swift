@@ -242,6 +242,12 @@ struct DarkVariantLegibilityTests {
                       TextLayer(text: "New season", size: 72, colour: "0x111111", x: 640, y: 200),
                       TextLayer(text: "Shop now", size: 44, colour: "0xE53935", x: 640, y: 330),
                     ]),
+    // A split layout whose heavy black price (200 px) runs from the white
+    // half onto the photo: its strokes' flat insides are not photograph.
+    GeneratedBanner(id: "splitprice", ground: "testsrc2=s=1170x658,noise=alls=12:allf=t,gblur=sigma=1.5,drawbox=x=0:y=0:w=650:h=658:color=white:t=fill",
+                    layers: [
+                      TextLayer(text: "$29.99", size: 200, colour: "0x050505", x: 60, y: 200),
+                    ]),
     // A black ribbon and a black badge with white labels, a rule line,
     // and heavy letters with counters (a bold B and 8).
     GeneratedBanner(id: "ribbon", ground: "color=white:s=1170x658,drawbox=x=0:y=300:w=1170:h=140:color=0x111111:t=fill,drawbox=x=60:y=500:w=140:h=80:color=black:t=fill,drawbox=x=300:y=540:w=800:h=3:color=black:t=fill",
@@ -580,13 +586,14 @@ struct DarkVariantLegibilityTests {
     #expect(nearWhiteShare(darkCover) <= 0.25)
   }
 
-  @Test("a photo with a caption bar or a white half: the panel turns dark, its text light, the photo is dimmed")
+  @Test("a photo with a caption bar or a white half, and a heavy price running from the white half onto the photo: the panel turns dark, its text light, the photo is dimmed")
   func mixedPicturesGetAMethodPerRegion() throws {
     let b = try Self.built.get()
     // (id, the photo's box and the panel's box, at 1170 px)
     let cases: [(String, photo: (Int, Int, Int, Int), panel: (Int, Int, Int, Int))] = [
       ("captionbar", (0, 0, 1170, 490), (0, 510, 1170, 148)),
       ("split", (0, 0, 575, 658), (595, 0, 575, 658)),
+      ("splitprice", (900, 0, 270, 658), (0, 0, 640, 658)),
     ]
     for (id, photo, panel) in cases {
       let light = try b.picture(id, "url"), dark = try b.picture(id, "dark_url")
