@@ -108,6 +108,24 @@ extension PictureLook {
   public static let photoTileBandShare = 0.015
   /// Pearson r a photograph's dark variant keeps with it…
   public static let minPhotoCorrelation = 0.8
+  /// The photographs inside a picture that is not one (a polaroid on a
+  /// page, a product photo in a card) are measured on the photographic
+  /// tiles' pixels between these shown luma levels: a photo's midtones,
+  /// leaving out what may be ink or ground (black or white text over it,
+  /// a page meeting it inside a tile)…
+  public static let photoTileMidtones: ClosedRange<UInt8> = 32...191
+  /// …when at least this many such pixels are found (at working size)…
+  public static let minPhotoTilePixels = 2000
+  /// …in tiles where this share of the pixels are rough: midtones, with
+  /// their neighbours across, whose luma's second difference (left − 2 ×
+  /// own + right) is at least `photoTileRoughStep` levels. Photos' tiles
+  /// measured 0.12–0.6 (median 0.4); a soft drop shadow's ramp, even
+  /// through JPEG, 0–0.05.
+  public static let photoTileRoughShare = 0.1
+  /// …and at least this share of the tile's pixels are midtones.
+  public static let photoTileMidtoneShare = 0.5
+  /// See `photoTileRoughShare`.
+  public static let photoTileRoughStep = 6
   /// …when the light picture's luma has at least this standard deviation
   /// (levels); a flatter picture has nothing to invert.
   public static let photoSpread = 8.0
@@ -576,6 +594,60 @@ extension PictureLook {
   }
 
   /// Pearson's r between the shown luma of two pictures of the same working
+  /// size over the light picture's photographic tiles (the legibility
+  /// rule's tiles with `photoTileBands` luma bands each holding
+  /// `photoTileBandShare` of the tile, mostly midtones and rough:
+  /// `photoTileMidtoneShare`, `photoTileRoughShare`),
+  /// counting their pixels whose light
+  /// luma lies in `photoTileMidtones`; 1 when there are fewer than
+  /// `minPhotoTilePixels` of them, or they are nearly flat
+  /// (`photoSpread`). A photo kept or dimmed keeps r near 1; an inverted
+  /// one falls below 0.
+  static func photoTileCorrelation(light: ShownPicture, dark: ShownPicture) -> Double {
+    let w = light.width, h = light.height
+    let side = max(8, min(w, h) / legibilityTileDivisor)
+    let tilesX = (w + side - 1) / side, tilesY = (h + side - 1) / side
+    var bandCount = [Int](repeating: 0, count: 32)
+    var n = 0.0, sx = 0.0, sy = 0.0, sxx = 0.0, syy = 0.0, sxy = 0.0
+    for ty in 0..<tilesY {
+      for tx in 0..<tilesX {
+        let x0 = tx * side, y0 = ty * side, x1 = min(w, x0 + side), y1 = min(h, y0 + side)
+        _ = tileGround(light, x0: x0, y0: y0, x1: x1, y1: y1, bands: &bandCount)
+        let area = Double((x1 - x0) * (y1 - y0))
+        guard bandCount.filter({ Double($0) >= photoTileBandShare * area }).count >= photoTileBands else { continue }
+        // A photo's tile is rough; a soft shadow's or a gradient's ramp
+        // spans as many bands but is smooth (its second difference ~0).
+        // …and mostly midtones: text on a page is mostly page.
+        var midtones = 0
+        for y in y0..<y1 { for x in x0..<x1 where photoTileMidtones.contains(light.luma[y * w + x]) { midtones += 1 } }
+        guard Double(midtones) >= photoTileMidtoneShare * area else { continue }
+        var rough = 0
+        for y in y0..<y1 where x1 - x0 >= 3 {
+          for x in (x0 + 1)..<(x1 - 1) {
+            let o = y * w + x
+            let a = light.luma[o - 1], b = light.luma[o], c = light.luma[o + 1]
+            // Among midtones only: a letter's anti-aliased edge between ink
+            // and ground is not a photo's grain.
+            guard photoTileMidtones.contains(a) && photoTileMidtones.contains(b) && photoTileMidtones.contains(c) else { continue }
+            if abs(Int(a) - 2 * Int(b) + Int(c)) >= photoTileRoughStep { rough += 1 }
+          }
+        }
+        guard Double(rough) >= photoTileRoughShare * area else { continue }
+        for y in y0..<y1 {
+          for x in x0..<x1 where photoTileMidtones.contains(light.luma[y * w + x]) {
+            let a = Double(light.luma[y * w + x]), b = Double(dark.luma[y * w + x])
+            n += 1; sx += a; sy += b; sxx += a * a; syy += b * b; sxy += a * b
+          }
+        }
+      }
+    }
+    guard n >= Double(minPhotoTilePixels) else { return 1 }
+    let vx = sxx - sx * sx / n, vy = syy - sy * sy / n
+    guard vx > n * photoSpread * photoSpread, vy > n * 1e-3 else { return 1 }
+    return (sxy - sx * sy / n) / (vx * vy).squareRoot()
+  }
+
+  /// Pearson's r between the shown luma of two pictures of the same working
   /// size, over the light picture's photographic part; 1 when that part is
   /// nearly flat (`photoSpread`).
   ///
@@ -700,6 +772,10 @@ extension PictureLook {
     public var glareShare: Double
     /// Pearson r of the shown luma; checked only for photographs.
     public var correlation: Double
+    /// Pearson r of the shown luma over the photographic tiles' midtones
+    /// (`photoTileCorrelation`); checked when the picture is not a
+    /// photograph (a photo placed in graphics), 1 when it has none.
+    public var photoTileCorrelation: Double = 1
     /// Whether the light picture is a photograph (the r rule applies).
     public var isPhotograph: Bool
     /// Whether the dark variant is darker as shown (`isDarker`).
@@ -724,6 +800,10 @@ extension PictureLook {
         out.append(String(format: "the photograph is no longer a photograph: its luma correlates with the light one's at r = %.2f (at least %.2f)",
                           correlation, PictureLook.minPhotoCorrelation))
       }
+      if !isPhotograph && photoTileCorrelation < PictureLook.minPhotoCorrelation {
+        out.append(String(format: "a photograph in it is no longer a photograph: the luma of its photographic areas correlates with the light one's at r = %.2f (at least %.2f)",
+                          photoTileCorrelation, PictureLook.minPhotoCorrelation))
+      }
       if !isDarker { out.append("it is not darker as shown than the light picture") }
       return out
     }
@@ -738,6 +818,7 @@ extension PictureLook {
       if !legibility.isLegible { s += 1 + Double(legibility.failingTiles) / Double(max(1, legibility.markTiles)) }
       s += max(0, glareShare - PictureLook.maxGlareShare) * 4
       if isPhotograph { s += max(0, PictureLook.minPhotoCorrelation - correlation) * 4 }
+      if !isPhotograph { s += max(0, PictureLook.minPhotoCorrelation - photoTileCorrelation) * 4 }
       if !isDarker { s += 0.5 }
       return s
     }
@@ -780,6 +861,7 @@ extension PictureLook {
       legibility: legibility(light: shownLight, dark: shownDark, lightSoftShade: lightSoftShade),
       glareShare: shownDark.glareShare,
       correlation: isPhotograph ? lumaCorrelation(light: shownLight, dark: shownDark) : 1,
+      photoTileCorrelation: isPhotograph ? 1 : photoTileCorrelation(light: shownLight, dark: shownDark),
       isPhotograph: isPhotograph, isDarker: isDarker(shownDark: shownDark.meanLuma, shownLight: shownLight.meanLuma))
   }
 }

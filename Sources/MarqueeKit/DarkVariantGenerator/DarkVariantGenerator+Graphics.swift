@@ -83,21 +83,34 @@ extension DarkVariantGenerator {
     /// ribbon, a badge, a pill button (a pill 300x80 fills 0.94); a bold
     /// B with its counters filled about 0.9.
     static let darkPanelOutline = 0.93
-    /// A dark part filling at least this share of its bounding box, that
-    /// with its label fills the ellipse inscribed in the box
-    /// (``ellipseCover``), is a round dark panel: a black disc badge with a
-    /// white NEW fills about 0.7 of its box (a disc 0.785, less its
-    /// letters).
+    /// A dark part filling at least this share of its bounding box that is
+    /// with its label a solid convex shape (``convexPanelCover``,
+    /// ``convexGaps``) is a dark panel whatever its label: a black disc
+    /// badge with a white NEW fills about 0.7 of its box (a disc 0.785,
+    /// less its letters).
     static let darkPanelDiscFill = 0.6
-    /// A part with its label fills the ellipse inscribed in its box when it
-    /// covers at least this share of the ellipse and reaches past it by at
-    /// most 1 − this share of the ellipse's area (anti-aliasing and JPEG
-    /// noise on the rim).
-    static let ellipseCover = 0.97
+    /// A solid convex shape covers at least this share of its box with its
+    /// label (a disc 0.785, a pill or a rounded square more)…
+    static let convexPanelCover = 0.75
+    /// …and its rows and columns fall short of single runs by at most this
+    /// share of it (anti-aliasing and a JPEG's noise on the rim).
+    static let convexGaps = 0.02
+    /// A label part whose rows and columns fall short of single runs by at
+    /// least this share of it is a glyph, not a round hole (a 7 about 0.3,
+    /// an A's outline more; a disc's hole 0).
+    static let glyphGaps = 0.05
+    /// WCAG contrast a small dark panel's ink is lifted to against the dark
+    /// surface when it has less: a little over the legibility rule's 2:1
+    /// for a shape (`PictureLook.sufficientContrast`), so its silhouette
+    /// reads (a black badge becomes luma about 80 on `#1C1C1E`).
+    static let liftedPanelContrast = 2.2
     /// A dark panel's label is at least this many separate parts its box
     /// encloses (the letters of NEW, of -40 %): a glyph's counters are one
     /// or two (O, 8, B).
     static let minLabelParts = 3
+    /// …each of at least this many pixels: a JPEG's specks are not letters
+    /// (a 20 px period holds about 16).
+    static let minLabelPartPixels = 12
     /// A pixel is in a smooth interior when its four neighbours' luma is
     /// within this many levels of its own.
     static let smoothStep = 12
@@ -337,6 +350,11 @@ extension DarkVariantGenerator {
       // Products.
       let groundL = inversion.groundL
       var flatProducts: [(region: [Int], ink: RGB8)] = []
+      // A small dark panel's ink lifted to stand off the dark surface, by
+      // the index of its flat product, with its box.
+      var liftedPanels: [Int: (ink: RGB8, box: (minX: Int, minY: Int, maxX: Int, maxY: Int))] = [:]
+      let surfaceDark = inversion.map(ground.r, ground.g, ground.b)
+      let surfaceLuma = Double(Luma.integer(surfaceDark.0, surfaceDark.1, surfaceDark.2))
       var insetPhotographs: [(region: [Int], box: (minX: Int, minY: Int, maxX: Int, maxY: Int), colour: RGB8)] = []
       var keptBoxes: [(minX: Int, minY: Int, maxX: Int, maxY: Int)] = []
       for start in 0..<(w * h) where !isGround[start] && !visited[start] {
@@ -419,20 +437,30 @@ extension DarkVariantGenerator {
         // A dark panel with a light label (a black ribbon or badge with
         // white text) is dark mode already: kept, its label with it (the
         // ground it encloses), not turned into a light slab.
+        var isDarkPanel = false
         if !isPhotograph && !isSolidShape && fill >= GraphicsTuning.darkPanelDiscFill {
           let colour = OKLab(r: ink.r, g: ink.g, b: ink.b)
           // A brand-coloured pill or tag with a light label (a green NEW,
           // a red -20 %) is kept the same way: its colour is the brand's and
           // its label stays light, as on the large buttons.
-          if (colour.chroma < GraphicsTuning.neutralChroma && colour.l < GraphicsTuning.inkLightnessBelow)
-            || colour.chroma >= GraphicsTuning.brandChroma {
+          // A dark tinted one (a navy disc) is a dark panel too.
+          if colour.l < GraphicsTuning.inkLightnessBelow || colour.chroma >= GraphicsTuning.brandChroma {
             // Its label: the ground it encloses, and what is as light as
             // the ground or lighter (white letters on an off-white page are
             // off the ground, so part of the panel's own pixels).
             let groundLuma = Luma.integer(ground.r, ground.g, ground.b)
+            // (A light pixel near the open page is the rim's ringing or a
+            // JPEG's blocks in the corners of a rounded icon, not label.)
+            let nearPage = Self.nearBackdrop(inX: minX...maxX, y: minY...maxY, width: w, height: h,
+                                             within: Int(GraphicsTuning.unmixedEdge), mask: mask)
+            let boxWidth = maxX - minX + 1
             let isLabel = { (idx: Int) in
-              mask[idx] != MaskState.backdrop
-                && (isGround[idx] || Luma.integer(p[idx * 4], p[idx * 4 + 1], p[idx * 4 + 2]) >= groundLuma - tolerance)
+              guard mask[idx] != MaskState.backdrop else { return false }
+              if isGround[idx] { return true }
+              guard Luma.integer(p[idx * 4], p[idx * 4 + 1], p[idx * 4 + 2]) >= groundLuma - tolerance else { return false }
+              let x = idx % w, y = idx / w
+              guard x >= minX, x <= maxX, y >= minY, y <= maxY else { return false }
+              return !nearPage[(y - minY) * boxWidth + x - minX]
             }
             var label = 0, enclosedGround = 0
             for y in minY...maxY {
@@ -441,21 +469,29 @@ extension DarkVariantGenerator {
                 if isGround[y * w + x] { enclosedGround += 1 }
               }
             }
-            // With its label it is a (rounded) rectangle, or a disc or oval
-            // (a round NEW badge): a bold B with its counters filled is
-            // neither. One whose label is one or two holes is a glyph (a
-            // bold 8, its two counters, in a calendar cell whose ground
-            // fills the corners of its box).
+            // With its label it is a rectangle (a ribbon) whose label is
+            // three parts or more: a bold B with its counters filled is no
+            // rectangle, and one whose label is one or two holes is a glyph
+            // (a bold 8, its two counters, in a calendar cell whose ground
+            // fills the corners of its box). Or it is a solid convex shape
+            // whose edge is all its own (a disc, an oval, a pill, a rounded
+            // square), whatever its label: a black disc with a white 7.
             let box = Double((maxX - minX + 1) * (maxY - minY + 1))
             let isRectangle = fill >= GraphicsTuning.darkPanelFill
               && Double(members.count + enclosedGround) >= GraphicsTuning.darkPanelOutline * box
-            isSolidShape = label >= GraphicsTuning.minLabelPixels
-              && (isRectangle || Self.fillsInscribedEllipse(inX: minX...maxX, y: minY...maxY, width: w,
-                                                             isFilled: { !isGround[$0] || isLabel($0) }))
-            if isSolidShape {
-              isSolidShape = Self.labelParts(inX: minX...maxX, y: minY...maxY, width: w, isLabel: isLabel)
-                >= GraphicsTuning.minLabelParts
-            }
+            let shapes = label >= GraphicsTuning.minLabelPixels
+              ? Self.labelPartShapes(inX: minX...maxX, y: minY...maxY, width: w, isLabel: isLabel,
+                                     minPixels: GraphicsTuning.minLabelPartPixels) : (parts: 0, nonConvex: 0)
+            let parts = shapes.parts
+            // A round glyph with its counter (a bold o, an O, a 0) is convex
+            // too: its label is one convex hole, where a badge's label is
+            // letters (a 7, AB) or several parts.
+            let glyphLabel = parts >= GraphicsTuning.minLabelParts || shapes.nonConvex >= 1
+            isSolidShape = parts >= 1
+              && ((isRectangle && parts >= GraphicsTuning.minLabelParts)
+                  || (glyphLabel && Self.isSolidConvexShape(inX: minX...maxX, y: minY...maxY, width: w,
+                                                            isFilled: { !isGround[$0] || isLabel($0) }, isLabel: isLabel)))
+            isDarkPanel = isSolidShape
           }
         }
         guard isPhotograph || isSolidShape else {
@@ -476,12 +512,30 @@ extension DarkVariantGenerator {
         }
         // Whether the ground it encloses is a label (a red badge's white
         // letters: several parts), which stays with it whatever its tone.
-        labelled.append(Self.labelParts(inX: minX...maxX, y: minY...maxY, width: w,
-                                        isLabel: { isGround[$0] && mask[$0] != MaskState.backdrop }) >= GraphicsTuning.minLabelParts)
+        // A dark panel's label is a label however many parts it has (the 7
+        // on a disc).
+        labelled.append(isDarkPanel || Self.labelParts(inX: minX...maxX, y: minY...maxY, width: w,
+                                                       isLabel: { isGround[$0] && mask[$0] != MaskState.backdrop })
+                          >= GraphicsTuning.minLabelParts)
         for idx in members { keep[idx] = true; productOf[idx] = Int32(enclosingBoxes.count) }
         keptBoxes.append((minX, minY, maxX, maxY))
         enclosingBoxes.append((minX, minY, maxX, maxY))
         if !isPhotograph {
+          // A dark panel smaller than a region (``PictureLook/largeRegionShare``:
+          // a badge, a pill, not a card or a full-width ribbon) whose ink
+          // is as dark as the surface is lifted to
+          // ``GraphicsTuning/liftedPanelContrast`` against it, toward
+          // white: a black NEW disc becomes a dark grey chip, a navy one a
+          // lighter navy, its label as it was. Left black on the dark
+          // surface, its silhouette would be lost (1.2:1).
+          let inkLuma = Double(Luma.integer(ink.r, ink.g, ink.b))
+          let target = Luma.level(withContrast: GraphicsTuning.liftedPanelContrast, above: surfaceLuma)
+          if isDarkPanel && Double(members.count) < PictureLook.largeRegionShare * Double(w * h)
+              && inkLuma < target && inkLuma < 255 {
+            let lift = (target - inkLuma) / (255 - inkLuma)
+            let up = { (c: UInt8) in Luma.byte(Double(c) + lift * (255 - Double(c))) }
+            liftedPanels[flatProducts.count] = (RGB8(r: up(ink.r), g: up(ink.g), b: up(ink.b)), (minX, minY, maxX, maxY))
+          }
           flatProducts.append((members, RGB8(r: ink.r, g: ink.g, b: ink.b)))
         } else if insets {
           insetPhotographs.append((members, (minX, minY, maxX, maxY), RGB8(r: ink.r, g: ink.g, b: ink.b)))
@@ -599,14 +653,33 @@ extension DarkVariantGenerator {
       // un-mixed: the share of ink it holds, over the ground's dark colour,
       // so no light halo is left around it. A photograph's own light
       // shading is not touched.
+      // Lifted panels: every kept pixel in the panel's box (its ink, the
+      // counters of its label's letters) moves toward the lifted ink as far
+      // as it was ink in the light picture, not label.
+      let groundLightLuma = Double(Luma.integer(ground.r, ground.g, ground.b))
+      for (k, panel) in liftedPanels {
+        let ink = flatProducts[k].ink
+        let inkLuma = Double(Luma.integer(ink.r, ink.g, ink.b))
+        guard groundLightLuma - inkLuma >= 1 else { continue }
+        let box = panel.box
+        for y in box.minY...box.maxY {
+          for x in box.minX...box.maxX where keep[y * w + x] {
+            let i = (y * w + x) * 4
+            let t = min(max((Double(Luma.integer(p[i], p[i + 1], p[i + 2])) - inkLuma) / (groundLightLuma - inkLuma), 0), 1)
+            output[i] = Luma.byte(Double(output[i]) + (1 - t) * (Double(panel.ink.r) - Double(ink.r)))
+            output[i + 1] = Luma.byte(Double(output[i + 1]) + (1 - t) * (Double(panel.ink.g) - Double(ink.g)))
+            output[i + 2] = Luma.byte(Double(output[i + 2]) + (1 - t) * (Double(panel.ink.b) - Double(ink.b)))
+          }
+        }
+      }
       if !flatProducts.isEmpty {
         let groundDark = inversion.map(ground.r, ground.g, ground.b)
         let groundLuma = Luma.integer(ground.r, ground.g, ground.b)
         let depth = Self.edgeDepth(of: flatProducts.map(\.region), width: w, height: h, band: GraphicsTuning.unmixedEdge,
                                    outside: { !keep[$0] })
-        for (region, ink) in flatProducts {
+        for (k, (region, ink)) in flatProducts.enumerated() {
           let line = BlendLine(from: ground, to: ink)
-          let inkDark = productColour(ink, dimmed: productsDimmed)
+          let inkDark = liftedPanels[k]?.ink ?? productColour(ink, dimmed: productsDimmed)
           // Soft shadows keep their own proportional mapping; the inside of
           // the product keeps its own shading (a lighter side is not a
           // blend with the ground).
@@ -882,50 +955,118 @@ extension DarkVariantGenerator {
     return smooth
   }
 
-  /// Whether the pixels of a box for which `isFilled` holds fill the
-  /// ellipse inscribed in the box: at least ``GraphicsTuning/ellipseCover``
-  /// of the ellipse's pixels, and outside it at most 1 − that share of its
-  /// area; indices into a picture `width` wide. A disc or an oval badge
-  /// does; a rectangle leaves its corners outside, a letter leaves parts of
-  /// the ellipse empty.
-  static func fillsInscribedEllipse(inX xs: ClosedRange<Int>, y ys: ClosedRange<Int>, width w: Int,
-                                    isFilled: (Int) -> Bool) -> Bool {
-    let a = Double(xs.count) / 2, b = Double(ys.count) / 2
-    guard a >= 4 && b >= 4 else { return false }
-    let cx = Double(xs.lowerBound) + a, cy = Double(ys.lowerBound) + b
-    var inside = 0, insideFilled = 0, outsideFilled = 0
-    for y in ys {
-      let dy = (Double(y) + 0.5 - cy) / b
-      for x in xs {
-        let dx = (Double(x) + 0.5 - cx) / a
-        let filled = isFilled(y * w + x)
-        if dx * dx + dy * dy <= 1 {
-          inside += 1
-          if filled { insideFilled += 1 }
-        } else if filled {
-          outsideFilled += 1
+  /// For each pixel of a box (row by row), whether a pixel of the open page
+  /// (`MaskState.backdrop`) lies within `within` pixels of it, across and
+  /// down (a square window, clipped to the picture).
+  static func nearBackdrop(inX xs: ClosedRange<Int>, y ys: ClosedRange<Int>, width w: Int, height h: Int,
+                           within r: Int, mask: [UInt8]) -> [Bool] {
+    // Rows widened first (over the box's rows and r more above and below),
+    // then columns.
+    let y0 = max(0, ys.lowerBound - r), y1 = min(h - 1, ys.upperBound + r)
+    let bw = xs.count
+    var rows = [Bool](repeating: false, count: bw * (y1 - y0 + 1))
+    for y in y0...y1 {
+      var last = Int.min / 2
+      // The nearest page pixel to the left and to the right of each x.
+      var left = [Int](repeating: Int.min / 2, count: bw)
+      for x in max(0, xs.lowerBound - r)...xs.upperBound {
+        if mask[y * w + x] == MaskState.backdrop { last = x }
+        if x >= xs.lowerBound { left[x - xs.lowerBound] = last }
+      }
+      last = Int.max / 2
+      for x in stride(from: min(w - 1, xs.upperBound + r), through: xs.lowerBound, by: -1) {
+        if mask[y * w + x] == MaskState.backdrop { last = x }
+        if x <= xs.upperBound {
+          let i = x - xs.lowerBound
+          rows[(y - y0) * bw + i] = x - left[i] <= r || last - x <= r
         }
       }
     }
-    let cover = GraphicsTuning.ellipseCover
-    return Double(insideFilled) >= cover * Double(inside) && Double(outsideFilled) <= (1 - cover) * Double(inside)
+    var near = [Bool](repeating: false, count: bw * ys.count)
+    for y in ys {
+      for i in 0..<bw {
+        var hit = false
+        for yy in max(y0, y - r)...min(y1, y + r) where rows[(yy - y0) * bw + i] { hit = true; break }
+        near[(y - ys.lowerBound) * bw + i] = hit
+      }
+    }
+    return near
+  }
+
+  /// Whether the pixels of a box for which `isFilled` holds make a solid
+  /// convex shape with an edge of its own: they cover at least
+  /// ``GraphicsTuning/convexPanelCover`` of the box (a disc 0.785); each
+  /// row and each column of them is one run, short of it by at most
+  /// ``GraphicsTuning/convexGaps`` of them in all (a bold 8's waist or a
+  /// B's notch leaves gaps; a disc, an oval, a pill or a rounded square
+  /// none); and at most that share of the box's edge is `isLabel` (a glyph
+  /// in a cell, whose ground fills the corners of its box, has its label on
+  /// the edge). Indices into a picture `width` wide.
+  static func isSolidConvexShape(inX xs: ClosedRange<Int>, y ys: ClosedRange<Int>, width w: Int,
+                                 isFilled: (Int) -> Bool, isLabel: (Int) -> Bool) -> Bool {
+    let bw = xs.count, bh = ys.count
+    guard bw >= 8 && bh >= 8 else { return false }
+    var filled = [Bool](repeating: false, count: bw * bh)
+    var count = 0
+    for y in ys {
+      for x in xs where isFilled(y * w + x) {
+        filled[(y - ys.lowerBound) * bw + x - xs.lowerBound] = true
+        count += 1
+      }
+    }
+    guard Double(count) >= GraphicsTuning.convexPanelCover * Double(bw * bh) else { return false }
+    var gaps = 0
+    for r in 0..<bh {
+      var first = -1, last = -1, n = 0
+      for c in 0..<bw where filled[r * bw + c] { if first < 0 { first = c }; last = c; n += 1 }
+      if first >= 0 { gaps += last - first + 1 - n }
+    }
+    for c in 0..<bw {
+      var first = -1, last = -1, n = 0
+      for r in 0..<bh where filled[r * bw + c] { if first < 0 { first = r }; last = r; n += 1 }
+      if first >= 0 { gaps += last - first + 1 - n }
+    }
+    guard Double(gaps) <= GraphicsTuning.convexGaps * Double(count) else { return false }
+    var edgeLabel = 0
+    for x in xs {
+      if isLabel(ys.lowerBound * w + x) { edgeLabel += 1 }
+      if isLabel(ys.upperBound * w + x) { edgeLabel += 1 }
+    }
+    for y in ys {
+      if isLabel(y * w + xs.lowerBound) { edgeLabel += 1 }
+      if isLabel(y * w + xs.upperBound) { edgeLabel += 1 }
+    }
+    return Double(edgeLabel) <= GraphicsTuning.convexGaps * Double(2 * (bw + bh))
   }
 
   /// The number of 4-connected parts of the pixels in a box for which
   /// `isLabel` holds that the box encloses (none of their pixels on its
-  /// edge); indices into a picture `width` wide.
+  /// edge), of `minPixels` or more; indices into a picture `width` wide.
   static func labelParts(inX xs: ClosedRange<Int>, y ys: ClosedRange<Int>, width w: Int,
-                         isLabel: (Int) -> Bool) -> Int {
+                         isLabel: (Int) -> Bool, minPixels: Int = 1) -> Int {
+    labelPartShapes(inX: xs, y: ys, width: w, isLabel: isLabel, minPixels: minPixels).parts
+  }
+
+  /// `labelParts(inX:y:width:isLabel:minPixels:)`, and how many of those
+  /// parts are not convex: their rows and columns fall short of single runs
+  /// by ``GraphicsTuning/glyphGaps`` of the part or more (a 7, an A, the
+  /// letters of GO; a glyph's counter, the round hole of a bold o, is
+  /// convex).
+  static func labelPartShapes(inX xs: ClosedRange<Int>, y ys: ClosedRange<Int>, width w: Int,
+                              isLabel: (Int) -> Bool, minPixels: Int = 1) -> (parts: Int, nonConvex: Int) {
     let bw = xs.count, bh = ys.count
     var seen = [Bool](repeating: false, count: bw * bh)
     var stack: [(Int, Int)] = []
-    var parts = 0
+    var part: [(Int, Int)] = []
+    var parts = 0, nonConvex = 0
     for by in 0..<bh {
       for bx in 0..<bw where !seen[by * bw + bx] && isLabel((ys.lowerBound + by) * w + xs.lowerBound + bx) {
         seen[by * bw + bx] = true
         stack.append((bx, by))
+        part.removeAll(keepingCapacity: true)
         var enclosed = true
         while let (x, y) = stack.popLast() {
+          part.append((x, y))
           if x == 0 || y == 0 || x == bw - 1 || y == bh - 1 { enclosed = false }
           for (nx, ny) in [(x - 1, y), (x + 1, y), (x, y - 1), (x, y + 1)]
           where nx >= 0 && ny >= 0 && nx < bw && ny < bh && !seen[ny * bw + nx]
@@ -934,10 +1075,21 @@ extension DarkVariantGenerator {
             stack.append((nx, ny))
           }
         }
-        if enclosed { parts += 1 }
+        guard enclosed && part.count >= minPixels else { continue }
+        parts += 1
+        // Row and column runs: the span of each row and column less its
+        // pixels.
+        var rows: [Int: (Int, Int, Int)] = [:], columns: [Int: (Int, Int, Int)] = [:]
+        for (x, y) in part {
+          let r = rows[y] ?? (x, x, 0), c = columns[x] ?? (y, y, 0)
+          rows[y] = (min(r.0, x), max(r.1, x), r.2 + 1)
+          columns[x] = (min(c.0, y), max(c.1, y), c.2 + 1)
+        }
+        let gaps = rows.values.reduce(0) { $0 + $1.1 - $1.0 + 1 - $1.2 } + columns.values.reduce(0) { $0 + $1.1 - $1.0 + 1 - $1.2 }
+        if Double(gaps) >= GraphicsTuning.glyphGaps * Double(part.count) { nonConvex += 1 }
       }
     }
-    return parts
+    return (parts, nonConvex)
   }
 
   /// The colours between a ground and an ink: anti-aliasing, a blurred or

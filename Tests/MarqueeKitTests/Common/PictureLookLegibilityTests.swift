@@ -113,5 +113,37 @@ struct PictureLookLegibilityTests {
     let judgement = Self.judge(photo)
     #expect(judgement.legibility.isLegible && judgement.legibility.failingTiles == 0, "\(judgement.problems)")
   }
-}
 
+  @Test("a photo inside graphics keeps r ≥ 0.8 over its rough midtones: inverted it fails, dimmed it passes; a soft shadow's ramp is no photo")
+  func photoInGraphicsStaysAPhoto() {
+    // A photo-like box: a ramp across with grain (every pixel up to 90
+    // levels off it), 40–190, on a white page that turns dark.
+    var state: UInt64 = 0x2545_F491_4F6C_DD1D
+    let photo = Self.pair { x, _ in
+      state = state &* 6364136223846793005 &+ 1442695040888963407
+      return UInt8(40 + (x - Self.box.x) * 60 / Self.box.w + Int((state >> 33) % 91))
+    }
+    let kept = Self.judge(photo)
+    #expect(kept.photoTileCorrelation >= 0.99 && kept.passes, "kept: r \(kept.photoTileCorrelation), \(kept.problems)")
+    // The same photo inverted with the graphics round it.
+    var inverted = photo.dark.pixels
+    for i in stride(from: 0, to: inverted.count, by: 4) where photo.light.pixels[i] != 255 {
+      for c in 0..<3 { inverted[i + c] = 255 - photo.light.pixels[i + c] }
+    }
+    let judgement = Self.judge((photo.light, RGBAImage(width: Self.width, height: Self.height, pixels: inverted)))
+    #expect(judgement.photoTileCorrelation < 0 && !judgement.passes
+              && judgement.problems.contains { $0.hasPrefix("a photograph in it is no longer a photograph") },
+            "inverted: r \(judgement.photoTileCorrelation), \(judgement.problems)")
+    // A soft shadow: a smooth ramp 119–245 across the box, mapped darker
+    // than the dark page in proportion. Its tiles span many bands but are
+    // smooth: no photograph to hold to r.
+    let shadow = Self.pair { x, _ in UInt8(119 + (x - Self.box.x) * 126 / Self.box.w) }
+    var shaded = shadow.dark.pixels
+    for i in stride(from: 0, to: shaded.count, by: 4) where shadow.light.pixels[i] != 255 {
+      let v = UInt8(28 * Int(shadow.light.pixels[i]) / 255)
+      for c in 0..<3 { shaded[i + c] = v }
+    }
+    let ramp = Self.judge((shadow.light, RGBAImage(width: Self.width, height: Self.height, pixels: shaded)))
+    #expect(ramp.photoTileCorrelation == 1, "shadow ramp: r \(ramp.photoTileCorrelation)")
+  }
+}
