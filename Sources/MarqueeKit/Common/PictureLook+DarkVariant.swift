@@ -116,6 +116,12 @@ extension PictureLook {
   public static let photoTileMidtones: ClosedRange<UInt8> = 32...191
   /// …when at least this many such pixels are found (at working size)…
   public static let minPhotoTilePixels = 2000
+  /// …and their r must stay above this: a photo inverted correlates
+  /// negatively (−1.00 for a polaroid's photo inverted whole), one kept or
+  /// dimmed near 1; graphics with a photo-like texture partly inverted land
+  /// between (a generated animated sticker 0.78, a JPEG's noisy soft
+  /// shadow 0.33), and are the other rules' business.
+  public static let minPhotoTileCorrelation = 0.0
   /// …in tiles where this share of the pixels are rough: midtones, with
   /// their neighbours across, whose luma's second difference (left − 2 ×
   /// own + right) is at least `photoTileRoughStep` levels. Photos' tiles
@@ -800,9 +806,9 @@ extension PictureLook {
         out.append(String(format: "the photograph is no longer a photograph: its luma correlates with the light one's at r = %.2f (at least %.2f)",
                           correlation, PictureLook.minPhotoCorrelation))
       }
-      if !isPhotograph && photoTileCorrelation < PictureLook.minPhotoCorrelation {
-        out.append(String(format: "a photograph in it is no longer a photograph: the luma of its photographic areas correlates with the light one's at r = %.2f (at least %.2f)",
-                          photoTileCorrelation, PictureLook.minPhotoCorrelation))
+      if !isPhotograph && photoTileCorrelation <= PictureLook.minPhotoTileCorrelation {
+        out.append(String(format: "a photograph in it is inverted: the luma of its photographic areas correlates with the light one's at r = %.2f (above %.2f needed)",
+                          photoTileCorrelation, PictureLook.minPhotoTileCorrelation))
       }
       if !isDarker { out.append("it is not darker as shown than the light picture") }
       return out
@@ -818,7 +824,9 @@ extension PictureLook {
       if !legibility.isLegible { s += 1 + Double(legibility.failingTiles) / Double(max(1, legibility.markTiles)) }
       s += max(0, glareShare - PictureLook.maxGlareShare) * 4
       if isPhotograph { s += max(0, PictureLook.minPhotoCorrelation - correlation) * 4 }
-      if !isPhotograph { s += max(0, PictureLook.minPhotoCorrelation - photoTileCorrelation) * 4 }
+      if !isPhotograph && photoTileCorrelation <= PictureLook.minPhotoTileCorrelation {
+        s += (PictureLook.minPhotoTileCorrelation - photoTileCorrelation + 0.01) * 4
+      }
       if !isDarker { s += 0.5 }
       return s
     }

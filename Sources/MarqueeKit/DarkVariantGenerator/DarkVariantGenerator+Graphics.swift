@@ -445,10 +445,13 @@ extension DarkVariantGenerator {
           // its label stays light, as on the large buttons.
           // A dark tinted one (a navy disc) is a dark panel too.
           if colour.l < GraphicsTuning.inkLightnessBelow || colour.chroma >= GraphicsTuning.brandChroma {
-            // Its label: the ground it encloses, and what is as light as
-            // the ground or lighter (white letters on an off-white page are
-            // off the ground, so part of the panel's own pixels).
+            // Its label: the ground it encloses, and what is light (white
+            // letters on an off-white page are off the ground, so part of
+            // the panel's own pixels).
             let groundLuma = Luma.integer(ground.r, ground.g, ground.b)
+            // Light: closer to the ground's tone than to the ink's (a JPEG's
+            // white letters on black ring a few levels under the page).
+            let labelLuma = min(groundLuma - tolerance, (groundLuma + Luma.integer(ink.r, ink.g, ink.b) + 1) / 2)
             // (A light pixel near the open page is the rim's ringing or a
             // JPEG's blocks in the corners of a rounded icon, not label.)
             let nearPage = Self.nearBackdrop(inX: minX...maxX, y: minY...maxY, width: w, height: h,
@@ -457,7 +460,7 @@ extension DarkVariantGenerator {
             let isLabel = { (idx: Int) in
               guard mask[idx] != MaskState.backdrop else { return false }
               if isGround[idx] { return true }
-              guard Luma.integer(p[idx * 4], p[idx * 4 + 1], p[idx * 4 + 2]) >= groundLuma - tolerance else { return false }
+              guard Luma.integer(p[idx * 4], p[idx * 4 + 1], p[idx * 4 + 2]) >= labelLuma else { return false }
               let x = idx % w, y = idx / w
               guard x >= minX, x <= maxX, y >= minY, y <= maxY else { return false }
               return !nearPage[(y - minY) * boxWidth + x - minX]

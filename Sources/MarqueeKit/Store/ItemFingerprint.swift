@@ -38,7 +38,11 @@ public struct ItemFingerprint: Sendable, Equatable {
   /// ground-recoloured price card is no longer published); a photo's own
   /// light backdrop (a polaroid's frame) is a graphic of its own, its
   /// caption inverted.
-  public static let outputFormatVersion = 9
+  /// 10: round and convex dark badges kept (small ones lifted to a dark
+  /// grey chip), JPEG rim specks turned dark, a photo inside graphics never
+  /// inverted, a heavy price across a split layout's photo; and a corrected
+  /// top rendition encoded on one libx264 thread (its bytes repeat).
+  public static let outputFormatVersion = 10
 
   /// Marquee's version (`marquee --version`).
   public static let marqueeVersion = "0.2.0"
