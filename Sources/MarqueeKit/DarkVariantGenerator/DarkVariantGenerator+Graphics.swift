@@ -95,6 +95,11 @@ extension DarkVariantGenerator {
     /// …and its rows and columns fall short of single runs by at most this
     /// share of it (anti-aliasing and a JPEG's noise on the rim).
     static let convexGaps = 0.02
+    /// How far round a dark panel's box the page is looked for, pixels: the
+    /// label pixels on its box's edge that this page reaches through what
+    /// is not ink are the page caught in a JPEG's ringing round its rim
+    /// (at q30 about 10 pixels wide), not label.
+    static let convexOpenMargin = 16
     /// A label part whose rows and columns fall short of single runs by at
     /// least this share of it is a glyph, not a round hole (a 7 about 0.3,
     /// an A's outline more; a disc's hole 0).
@@ -357,6 +362,9 @@ extension DarkVariantGenerator {
       let surfaceLuma = Double(Luma.integer(surfaceDark.0, surfaceDark.1, surfaceDark.2))
       var insetPhotographs: [(region: [Int], box: (minX: Int, minY: Int, maxX: Int, maxY: Int), colour: RGB8)] = []
       var keptBoxes: [(minX: Int, minY: Int, maxX: Int, maxY: Int)] = []
+      // Ground round a dark panel that the page reaches past its rim's
+      // ringing (``PageReach``).
+      var caughtPage = [Bool](repeating: false, count: w * h)
       for start in 0..<(w * h) where !isGround[start] && !visited[start] {
         collect(start) { !isGround[$0] }
         guard members.count >= GraphicsTuning.minPhotoPixels else { continue }
@@ -465,6 +473,14 @@ extension DarkVariantGenerator {
               guard x >= minX, x <= maxX, y >= minY, y <= maxY else { return false }
               return !nearPage[(y - minY) * boxWidth + x - minX]
             }
+            // Its ink: off the ground and darker than a label (a JPEG's
+            // ringing just outside a black disc's rim is lighter, and is
+            // the page's).
+            let isInk = { (idx: Int) in
+              !isGround[idx] && Luma.integer(p[idx * 4], p[idx * 4 + 1], p[idx * 4 + 2]) < labelLuma
+            }
+            let reach = PageReach(around: minX...maxX, minY...maxY, width: w, height: h,
+                                  isBackdrop: { mask[$0] == MaskState.backdrop }, isInk: isInk)
             var label = 0, enclosedGround = 0
             for y in minY...maxY {
               for x in minX...maxX where isLabel(y * w + x) {
@@ -493,8 +509,28 @@ extension DarkVariantGenerator {
             isSolidShape = parts >= 1
               && ((isRectangle && parts >= GraphicsTuning.minLabelParts)
                   || (glyphLabel && Self.isSolidConvexShape(inX: minX...maxX, y: minY...maxY, width: w,
-                                                            isFilled: { !isGround[$0] || isLabel($0) }, isLabel: isLabel)))
+                                                            isInk: isInk, isLabel: isLabel,
+                                                            isOpen: reach.contains)))
             isDarkPanel = isSolidShape
+            // The page the JPEG's ringing closed off round it stays the page:
+            // its ground, its off-ground blocks further than the rim's blend
+            // (``GraphicsTuning/unmixedEdge``) from the ink, and what is
+            // mostly page in that blend (lighter than halfway from a label
+            // to the ground).
+            if isDarkPanel {
+              let nearInk = Self.near(inX: minX...maxX, y: minY...maxY, width: w, height: h,
+                                      within: Int(GraphicsTuning.unmixedEdge), isTarget: isInk)
+              let pageLuma = (labelLuma + groundLuma) / 2
+              for y in minY...maxY {
+                for x in minX...maxX where reach.contains(y * w + x) {
+                  let idx = y * w + x
+                  if isGround[idx] || !nearInk[(y - minY) * boxWidth + x - minX]
+                      || Luma.integer(p[idx * 4], p[idx * 4 + 1], p[idx * 4 + 2]) >= pageLuma {
+                    caughtPage[idx] = true
+                  }
+                }
+              }
+            }
           }
         }
         guard isPhotograph || isSolidShape else {
@@ -520,7 +556,7 @@ extension DarkVariantGenerator {
         labelled.append(isDarkPanel || Self.labelParts(inX: minX...maxX, y: minY...maxY, width: w,
                                                        isLabel: { isGround[$0] && mask[$0] != MaskState.backdrop })
                           >= GraphicsTuning.minLabelParts)
-        for idx in members { keep[idx] = true; productOf[idx] = Int32(enclosingBoxes.count) }
+        for idx in members where !caughtPage[idx] { keep[idx] = true; productOf[idx] = Int32(enclosingBoxes.count) }
         keptBoxes.append((minX, minY, maxX, maxY))
         enclosingBoxes.append((minX, minY, maxX, maxY))
         if !isPhotograph {
@@ -579,8 +615,9 @@ extension DarkVariantGenerator {
           && ShownPicture.contrast(ShownPicture.luminance(ofLuma: ownLuma / members.count),
                                    ShownPicture.luminance(ofLuma: rimLuma / rim)) >= PictureLook.markContrast
         // A speck of ground a few pixels from the page (a JPEG's ringing
-        // round a dark badge's rim closes it off) is the page, not a label.
-        let speck = members.count < GraphicsTuning.minLabelPixels && members.contains { idx in
+        // round a dark badge's rim closes it off) is the page, not a label,
+        // and so is ground the page reaches past a dark panel's ringing.
+        let speck = members.contains { caughtPage[$0] } || members.count < GraphicsTuning.minLabelPixels && members.contains { idx in
           let x = idx % w, y = idx / w, r = Int(GraphicsTuning.unmixedEdge)
           for ny in max(0, y - r)...min(h - 1, y + r) {
             for nx in max(0, x - r)...min(w - 1, x + r) where mask[ny * w + nx] == MaskState.backdrop { return true }
@@ -611,7 +648,7 @@ extension DarkVariantGenerator {
         for y in box.minY...box.maxY {
           for x in box.minX...box.maxX {
             let start = y * w + x
-            guard !isGround[start] && !keep[start] && !visited[start] else { continue }
+            guard !isGround[start] && !keep[start] && !visited[start] && !caughtPage[start] else { continue }
             collect(start) { !isGround[$0] && !keep[$0] }
             var enclosed = true
             for idx in members {
@@ -963,6 +1000,14 @@ extension DarkVariantGenerator {
   /// down (a square window, clipped to the picture).
   static func nearBackdrop(inX xs: ClosedRange<Int>, y ys: ClosedRange<Int>, width w: Int, height h: Int,
                            within r: Int, mask: [UInt8]) -> [Bool] {
+    near(inX: xs, y: ys, width: w, height: h, within: r) { mask[$0] == MaskState.backdrop }
+  }
+
+  /// For each pixel of a box (row by row), whether a pixel for which
+  /// `isTarget` holds (given its index) lies within `within` pixels of it,
+  /// across and down (a square window, clipped to the picture).
+  static func near(inX xs: ClosedRange<Int>, y ys: ClosedRange<Int>, width w: Int, height h: Int,
+                   within r: Int, isTarget: (Int) -> Bool) -> [Bool] {
     // Rows widened first (over the box's rows and r more above and below),
     // then columns.
     let y0 = max(0, ys.lowerBound - r), y1 = min(h - 1, ys.upperBound + r)
@@ -973,12 +1018,12 @@ extension DarkVariantGenerator {
       // The nearest page pixel to the left and to the right of each x.
       var left = [Int](repeating: Int.min / 2, count: bw)
       for x in max(0, xs.lowerBound - r)...xs.upperBound {
-        if mask[y * w + x] == MaskState.backdrop { last = x }
+        if isTarget(y * w + x) { last = x }
         if x >= xs.lowerBound { left[x - xs.lowerBound] = last }
       }
       last = Int.max / 2
       for x in stride(from: min(w - 1, xs.upperBound + r), through: xs.lowerBound, by: -1) {
-        if mask[y * w + x] == MaskState.backdrop { last = x }
+        if isTarget(y * w + x) { last = x }
         if x <= xs.upperBound {
           let i = x - xs.lowerBound
           rows[(y - y0) * bw + i] = x - left[i] <= r || last - x <= r
@@ -996,28 +1041,55 @@ extension DarkVariantGenerator {
     return near
   }
 
-  /// Whether the pixels of a box for which `isFilled` holds make a solid
-  /// convex shape with an edge of its own: they cover at least
-  /// ``GraphicsTuning/convexPanelCover`` of the box (a disc 0.785); each
-  /// row and each column of them is one run, short of it by at most
-  /// ``GraphicsTuning/convexGaps`` of them in all (a bold 8's waist or a
+  /// Whether a box's body makes a solid convex shape with an edge of its
+  /// own. Its body is what `isInk` holds for, and the `isLabel` pixels
+  /// within its ink's extent along both their row and their column (the
+  /// white letters on a disc; not the page caught between a JPEG's ringing
+  /// just outside its rim). The body covers at least
+  /// ``GraphicsTuning/convexPanelCover`` of its own bounding box (a disc
+  /// 0.785); each row and each column of it is one run, short of it by at
+  /// most ``GraphicsTuning/convexGaps`` of it in all (a bold 8's waist or a
   /// B's notch leaves gaps; a disc, an oval, a pill or a rounded square
-  /// none); and at most that share of the box's edge is `isLabel` (a glyph
-  /// in a cell, whose ground fills the corners of its box, has its label on
-  /// the edge). Indices into a picture `width` wide.
+  /// none); and at most that share of its bounding box's edge is `isLabel`
+  /// (a glyph in a cell, whose ground fills the corners of its box, has its
+  /// label on the edge), not counting `isOpen` pixels (the page caught in
+  /// a JPEG's ringing round a disc, ``PageReach``). Indices into a picture
+  /// `width` wide.
   static func isSolidConvexShape(inX xs: ClosedRange<Int>, y ys: ClosedRange<Int>, width w: Int,
-                                 isFilled: (Int) -> Bool, isLabel: (Int) -> Bool) -> Bool {
+                                 isInk: (Int) -> Bool, isLabel: (Int) -> Bool,
+                                 isOpen: (Int) -> Bool) -> Bool {
     let bw = xs.count, bh = ys.count
     guard bw >= 8 && bh >= 8 else { return false }
     var filled = [Bool](repeating: false, count: bw * bh)
+    var rowFirst = [Int](repeating: bw, count: bh), rowLast = [Int](repeating: -1, count: bh)
+    var columnFirst = [Int](repeating: bh, count: bw), columnLast = [Int](repeating: -1, count: bw)
     var count = 0
-    for y in ys {
-      for x in xs where isFilled(y * w + x) {
-        filled[(y - ys.lowerBound) * bw + x - xs.lowerBound] = true
+    for r in 0..<bh {
+      for c in 0..<bw where isInk((ys.lowerBound + r) * w + xs.lowerBound + c) {
+        filled[r * bw + c] = true
+        count += 1
+        rowFirst[r] = min(rowFirst[r], c); rowLast[r] = c
+        columnFirst[c] = min(columnFirst[c], r); columnLast[c] = max(columnLast[c], r)
+      }
+    }
+    for r in 0..<bh where rowLast[r] > rowFirst[r] {
+      for c in rowFirst[r]...rowLast[r] where !filled[r * bw + c] && r > columnFirst[c] && r < columnLast[c]
+        && isLabel((ys.lowerBound + r) * w + xs.lowerBound + c) {
+        filled[r * bw + c] = true
         count += 1
       }
     }
-    guard Double(count) >= GraphicsTuning.convexPanelCover * Double(bw * bh) else { return false }
+    // Measured on the box of its body: a JPEG's ringing round a disc joins
+    // its part and widens its box by a few pixels.
+    var top = bh, bottom = -1, left = bw, right = -1
+    for r in 0..<bh {
+      for c in 0..<bw where filled[r * bw + c] {
+        top = min(top, r); bottom = max(bottom, r); left = min(left, c); right = max(right, c)
+      }
+    }
+    guard bottom >= top else { return false }
+    let tightWidth = right - left + 1, tightHeight = bottom - top + 1
+    guard Double(count) >= GraphicsTuning.convexPanelCover * Double(tightWidth * tightHeight) else { return false }
     var gaps = 0
     for r in 0..<bh {
       var first = -1, last = -1, n = 0
@@ -1030,16 +1102,14 @@ extension DarkVariantGenerator {
       if first >= 0 { gaps += last - first + 1 - n }
     }
     guard Double(gaps) <= GraphicsTuning.convexGaps * Double(count) else { return false }
+    let x0 = xs.lowerBound + left, x1 = xs.lowerBound + right
+    let y0 = ys.lowerBound + top, y1 = ys.lowerBound + bottom
     var edgeLabel = 0
-    for x in xs {
-      if isLabel(ys.lowerBound * w + x) { edgeLabel += 1 }
-      if isLabel(ys.upperBound * w + x) { edgeLabel += 1 }
+    for (x, y) in (x0...x1).flatMap({ [($0, y0), ($0, y1)] }) + (y0...y1).flatMap({ [(x0, $0), (x1, $0)] })
+    where !isOpen(y * w + x) && isLabel(y * w + x) {
+      edgeLabel += 1
     }
-    for y in ys {
-      if isLabel(y * w + xs.lowerBound) { edgeLabel += 1 }
-      if isLabel(y * w + xs.upperBound) { edgeLabel += 1 }
-    }
-    return Double(edgeLabel) <= GraphicsTuning.convexGaps * Double(2 * (bw + bh))
+    return Double(edgeLabel) <= GraphicsTuning.convexGaps * Double(2 * (tightWidth + tightHeight))
   }
 
   /// The number of 4-connected parts of the pixels in a box for which
@@ -1249,4 +1319,51 @@ extension DarkVariantGenerator {
     return (UInt8(sum.0 / d), UInt8(sum.1 / d), UInt8(sum.2 / d), Double(n) / Double(max(region.count, 1)))
   }
 
+}
+
+/// What the open page reaches round a box through what is not ink: the
+/// backdrop pixels within ``DarkVariantGenerator/GraphicsTuning/convexOpenMargin``
+/// of it and what they reach, 4-connected, without crossing ink. Page caught
+/// between a JPEG's ringing and a dark disc's rim is reached; a badge's
+/// label, enclosed by its ink, is not, nor the ground of a cell closed off
+/// by its hairline.
+struct PageReach {
+  private let x0: Int, y0: Int, x1: Int, y1: Int, width: Int, pictureWidth: Int
+  private var reached: [Bool]
+
+  /// - Parameters: the box (inclusive pixel ranges) in a picture `width` by
+  ///   `height`; `isBackdrop` and `isInk` take a pixel's index.
+  init(around xs: ClosedRange<Int>, _ ys: ClosedRange<Int>, width w: Int, height h: Int,
+       isBackdrop: (Int) -> Bool, isInk: (Int) -> Bool) {
+    let m = DarkVariantGenerator.GraphicsTuning.convexOpenMargin
+    x0 = max(0, xs.lowerBound - m); x1 = min(w - 1, xs.upperBound + m)
+    y0 = max(0, ys.lowerBound - m); y1 = min(h - 1, ys.upperBound + m)
+    width = x1 - x0 + 1
+    pictureWidth = w
+    reached = [Bool](repeating: false, count: width * (y1 - y0 + 1))
+    var stack: [Int] = []
+    for y in y0...y1 {
+      for x in x0...x1 where isBackdrop(y * w + x) {
+        reached[(y - y0) * width + x - x0] = true
+        stack.append(y * w + x)
+      }
+    }
+    while let idx = stack.popLast() {
+      let x = idx % w, y = idx / w
+      for (nx, ny) in [(x - 1, y), (x + 1, y), (x, y - 1), (x, y + 1)]
+      where nx >= x0 && nx <= x1 && ny >= y0 && ny <= y1 && !reached[(ny - y0) * width + nx - x0]
+        && !isInk(ny * w + nx) {
+        reached[(ny - y0) * width + nx - x0] = true
+        stack.append(ny * w + nx)
+      }
+    }
+  }
+
+  /// Whether the page reaches the pixel at `idx` (false outside the box and
+  /// its margin).
+  func contains(_ idx: Int) -> Bool {
+    let x = idx % pictureWidth, y = idx / pictureWidth
+    guard x >= x0, x <= x1, y >= y0, y <= y1 else { return false }
+    return reached[(y - y0) * width + x - x0]
+  }
 }

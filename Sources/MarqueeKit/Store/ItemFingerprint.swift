@@ -42,7 +42,10 @@ public struct ItemFingerprint: Sendable, Equatable {
   /// grey chip), JPEG rim specks turned dark, a photo inside graphics never
   /// inverted, a heavy price across a split layout's photo; and a corrected
   /// top rendition encoded on one libx264 thread (its bytes repeat).
-  public static let outputFormatVersion = 10
+  /// 11: a dark badge, pill or disc in a JPEG is measured on its ink alone,
+  /// so the ringing round its rim neither turns it into a light disc nor
+  /// leaves specks of page round it.
+  public static let outputFormatVersion = 11
 
   /// Marquee's version (`marquee --version`).
   public static let marqueeVersion = "0.2.0"

@@ -270,6 +270,21 @@ struct DarkVariantLegibilityTests {
                       TextLayer(text: "NEW", size: 130, colour: "white", x: 510, y: 270),
                       TextLayer(text: "Spring drop", size: 50, colour: "0x0F0F0F", x: 40, y: 40),
                     ], jpegQuality: 8),
+    // A small black disc badge (160 px across, so it is lifted to a chip)
+    // on a #F5F5F5 page, and a black pill on a cream page, as JPEGs whose
+    // ringing joins the page round the rim to the shape's part (both were
+    // inverted into light discs, luma 228, before the shape was measured
+    // on its ink alone).
+    GeneratedBanner(id: "discsmalljpeg", ground: "color=0xF5F5F5:s=1170x658,format=rgb24,geq=r='if(lt(hypot(X-900\\,Y-330)\\,80)\\,0\\,245)':g='if(lt(hypot(X-900\\,Y-330)\\,80)\\,0\\,245)':b='if(lt(hypot(X-900\\,Y-330)\\,80)\\,0\\,245)'",
+                    layers: [
+                      TextLayer(text: "NEW", size: 44, colour: "white", x: 850, y: 308),
+                      TextLayer(text: "Spring drop", size: 60, colour: "0x111111", x: 60, y: 80),
+                    ], jpegQuality: 8),
+    GeneratedBanner(id: "pillcreamjpeg", ground: "color=0xFFF6E5:s=1170x658,format=rgb24,geq=r='if(lt(hypot(max(abs(X-300)-120\\,0)\\,Y-500)\\,50)\\,0\\,255)':g='if(lt(hypot(max(abs(X-300)-120\\,0)\\,Y-500)\\,50)\\,0\\,246)':b='if(lt(hypot(max(abs(X-300)-120\\,0)\\,Y-500)\\,50)\\,0\\,229)'",
+                    layers: [
+                      TextLayer(text: "SALE", size: 40, colour: "white", x: 243, y: 482),
+                      TextLayer(text: "Cream & coffee", size: 60, colour: "0x2A1F14", x: 60, y: 80),
+                    ], jpegQuality: 4),
     // A pastel brand ground.
     GeneratedBanner(id: "pastel", ground: "color=0xFADADD:s=1170x658", layers: [
       TextLayer(text: "Spring pastels", size: 90, colour: "0x3A2A2E", x: 60, y: 120),
@@ -651,18 +666,28 @@ struct DarkVariantLegibilityTests {
     // disc that glares), and the page round its rim turns dark with no
     // light speck left from the JPEG's ringing. (The NEW on it is judged
     // with every text layer, in `generatedBannersAreLegible`.)
-    for id in ["discbadge", "discbadgejpeg"] {
+    // Each shape: its signed distance from the rim (negative inside, in
+    // 1170-wide pixels) and the darkest its body may turn (a shape under a
+    // tenth of the picture is lifted to a grey chip, luma about 83; never
+    // inverted to a light one).
+    let shapes: [(id: String, distance: (Double, Double) -> Double, darkest: Double)] = [
+      ("discbadge", { x, y in hypot(x - 635, y - 329) - 250 }, 60),
+      ("discbadgejpeg", { x, y in hypot(x - 635, y - 329) - 250 }, 60),
+      ("discsmalljpeg", { x, y in hypot(x - 900, y - 330) - 80 }, 110),
+      ("pillcreamjpeg", { x, y in hypot(max(abs(x - 300) - 120, 0), y - 500) - 50 }, 110),
+    ]
+    for (id, distance, darkest) in shapes {
       let light = try b.picture(id, "url"), dark = try b.picture(id, "dark_url")
       let k = Double(light.width) / 1170
       var disc = 0, stayedDark = 0, rim = 0, specks = 0
       for y in 0..<light.height {
         for x in 0..<light.width {
-          let r = hypot(Double(x) / k - 635, Double(y) / k - 329), o = y * light.width + x
-          if r < 245 && luma(light, o) < 40 {
+          let r = distance(Double(x) / k, Double(y) / k), o = y * light.width + x
+          if r < -5 && luma(light, o) < 40 {
             disc += 1
-            if luma(dark, o) < 60 { stayedDark += 1 }
+            if luma(dark, o) < darkest { stayedDark += 1 }
           }
-          if r > 252 && r < 262 {
+          if r > 2 && r < 12 {
             rim += 1
             if luma(dark, o) > 120 { specks += 1 }
           }
