@@ -108,21 +108,13 @@ public final class Decoder {
   ///   send it again after); `.endOfStream` after draining began.
   /// - Throws: `MediaIOError` for corrupt data or a decoder failure.
   public func send(_ packet: Packet?) throws(MediaIOError) -> SendResult {
-    let status = avcodec_send_packet(context, packet?.pointer)
-    if status == Status.again { return .tryAgain }
-    if status == Status.eof { return .endOfStream }
-    try check(status, "avcodec_send_packet", label)
-    return .accepted
+    try SendResult(status: avcodec_send_packet(context, packet?.pointer), "avcodec_send_packet", label)
   }
 
   /// Receives the next decoded frame into `frame` (`avcodec_receive_frame`).
   public func receive(_ frame: Frame) throws(MediaIOError) -> Step {
     frame.unref()
-    let status = avcodec_receive_frame(context, frame.pointer)
-    if status == Status.again { return .needsInput }
-    if status == Status.eof { return .endOfStream }
-    try check(status, "avcodec_receive_frame", label)
-    return .produced
+    return try Step(status: avcodec_receive_frame(context, frame.pointer), "avcodec_receive_frame", label)
   }
 
   /// Filter-source arguments describing this decoder's output, for

@@ -207,22 +207,15 @@ public final class Encoder {
   ///   `.endOfStream` when the encoder was already told the input ended.
   /// - Throws: `MediaIOError` when libx264 or `aac` refuses the frame.
   public func send(_ frame: Frame?) throws(MediaIOError) -> SendResult {
-    let status = avcodec_send_frame(context, frame?.pointer)
-    if status == Status.again { return .tryAgain }
-    if status == Status.eof { return .endOfStream }
-    try check(status, "avcodec_send_frame", label)
-    return .accepted
+    try SendResult(status: avcodec_send_frame(context, frame?.pointer), "avcodec_send_frame", label)
   }
 
   /// Receives the next packet (timestamps in `timeBase` ticks).
   public func receive(_ packet: Packet) throws(MediaIOError) -> Step {
     packet.unref()
-    let status = avcodec_receive_packet(context, packet.pointer)
-    if status == Status.again { return .needsInput }
-    if status == Status.eof { return .endOfStream }
-    try check(status, "avcodec_receive_packet", label)
-    packet.timeBase = timeBase
-    return .produced
+    let step = try Step(status: avcodec_receive_packet(context, packet.pointer), "avcodec_receive_packet", label)
+    if step == .produced { packet.timeBase = timeBase }
+    return step
   }
 }
 

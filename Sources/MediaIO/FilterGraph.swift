@@ -124,11 +124,7 @@ public final class FilterGraph {
   /// Pulls the next frame from sink `output` (`av_buffersink_get_frame`).
   public func pull(_ frame: Frame, output: Int = 0) throws(MediaIOError) -> Step {
     frame.unref()
-    let status = av_buffersink_get_frame(sinks[output], frame.pointer)
-    if status == Status.again { return .needsInput }
-    if status == Status.eof { return .endOfStream }
-    try check(status, "av_buffersink_get_frame", description)
-    return .produced
+    return try Step(status: av_buffersink_get_frame(sinks[output], frame.pointer), "av_buffersink_get_frame", description)
   }
 
   /// The time base of frames pulled from `output` (seconds per tick).

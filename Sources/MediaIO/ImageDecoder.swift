@@ -37,30 +37,10 @@ public enum ImageDecoder {
     let decoder = try Decoder(container: input, streamIndex: stream.index, threads: 1)
     let packet = try Packet()
     let frame = try Frame()
-    var draining = false
-    // The decoder was full and did not take the last input (`packet`, or
-    // the end when draining): it is sent again when the decoder asks.
-    var refused = false
-    while true {
-      switch try decoder.receive(frame) {
-      case .produced:
-        let rgba = try PixelConverter.rgba(from: frame)
-        return DecodedImage(image: rgba, codecName: stream.codecName, pixelFormat: frame.pixelFormatName)
-      case .endOfStream:
-        throw .failure("avcodec_receive_frame", name, "no picture could be decoded")
-      case .needsInput:
-        if refused {
-          refused = try decoder.send(draining ? nil : packet) == .tryAgain
-          continue
-        }
-        if draining { throw .failure("avcodec_receive_frame", name, "no picture could be decoded") }
-        if try input.read(into: packet) {
-          if packet.streamIndex == stream.index { refused = try decoder.send(packet) == .tryAgain }
-        } else {
-          draining = true
-          refused = try decoder.send(nil) == .tryAgain
-        }
-      }
+    guard try decoder.decodePictures(from: input, packet: packet, frame: frame, { _, _ in false }) > 0 else {
+      throw .failure("avcodec_receive_frame", name, "no picture could be decoded")
     }
+    let rgba = try PixelConverter.rgba(from: frame)
+    return DecodedImage(image: rgba, codecName: stream.codecName, pixelFormat: frame.pixelFormatName)
   }
 }

@@ -66,22 +66,24 @@ extension ByteReader {
 // MARK: - ISO BMFF box layout
 
 /// The top-level boxes of an ISO BMFF file (MP4, MOV, 3GP), read from their
-/// 8- or 16-byte headers alone (ISO/IEC 14496-12 §4.2: a 32-bit size, the
-/// type, a 64-bit size when the size is 1, to the end of the file when 0).
+/// 8- or 16-byte headers alone with ``ISOBMFF/BoxHeader`` (ISO/IEC 14496-12
+/// §4.2: a 32-bit size, the type, a 64-bit size when the size is 1, to the
+/// end of the file when 0).
 struct ISOBoxLayout {
   struct Box {
-    /// The four-character type (`ftyp`, `mdat`, `moov`, …).
-    var type: String
+    /// The four-character type (`ftyp`, `mdat`, `moov`, …); nil when the
+    /// header itself is cut.
+    var type: ISOBMFF.BoxType?
     /// Where its header starts, bytes from the start of the file.
     var offset: Int64
     /// Its declared size in bytes, header included; nil when it runs to
-    /// the end of the file (size 0).
+    /// the end of the file (size 0) or its header is cut.
     var size: Int64?
   }
 
   /// Box types an ISO BMFF file may start with: `ftyp` (ISO/IEC 14496-12),
   /// or a QuickTime file's first atom.
-  static let leadingTypes: Set<String> = ["ftyp", "moov", "mdat", "free", "skip", "wide", "pnot"]
+  static let leadingTypes: Set<ISOBMFF.BoxType> = ["ftyp", "moov", "mdat", "free", "skip", "wide", "pnot"]
 
   /// The file's size in bytes.
   let fileSize: Int64
@@ -99,38 +101,35 @@ struct ISOBoxLayout {
     fileSize = reader.size
     var offset: Int64 = 0
     while offset < fileSize, boxes.count < 100_000 {
-      let header = reader.bytes(at: offset, count: 16)
-      guard header.count >= 8 else {
+      let bytes = reader.bytes(at: offset, count: ISOBMFF.BoxHeader.maximumLength)
+      guard bytes.count >= 8 else {
         // A few bytes are no box; after whole boxes, a cut header is.
         if boxes.isEmpty { return nil }
-        cut = Box(type: "?", offset: offset, size: nil)
+        cut = Box(type: nil, offset: offset, size: nil)
         break
       }
-      let type = String(decoding: header[4..<8], as: UTF8.self)
-      guard header[4..<8].allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else { break }
-      if boxes.isEmpty && !Self.leadingTypes.contains(type) { return nil }
-      var size = Int64(header[0..<4].reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
-      if size == 1 {
-        guard header.count >= 16 else {
-          cut = Box(type: type, offset: offset, size: nil)
+      // Text that happens to be 8 bytes long is no box.
+      guard bytes[4..<8].allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else { break }
+      do {
+        let header = try ISOBMFF.BoxHeader(reading: bytes[...], at: UInt64(offset), end: UInt64(fileSize))
+        if boxes.isEmpty && !Self.leadingTypes.contains(header.type) { return nil }
+        boxes.append(Box(type: header.type, offset: offset, size: header.extendsToEnd ? nil : Int64(header.size)))
+        if header.extendsToEnd { break }
+        offset += Int64(header.size)
+      } catch {
+        if boxes.isEmpty && !Self.leadingTypes.contains(error.type) { return nil }
+        switch error.problem {
+        case .largeSizeCutShort:
+          cut = Box(type: error.type, offset: offset, size: nil)
+        case .pastEnd(let size, _) where size <= UInt64(Int64.max):
+          cut = Box(type: error.type, offset: offset, size: Int64(size))
+        case .pastEnd, .smallerThanHeader:
+          // A size no file has, or one inside its own header: not a layout
+          // to say anything about past here.
           break
         }
-        let large = header[8..<16].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-        guard large >= 16, large <= UInt64(Int64.max) else { break }
-        size = Int64(large)
-      } else if size == 0 {
-        boxes.append(Box(type: type, offset: offset, size: nil))
-        break
-      } else if size < 8 {
         break
       }
-      let box = Box(type: type, offset: offset, size: size)
-      guard size <= fileSize - offset else {
-        cut = box
-        break
-      }
-      boxes.append(box)
-      offset += size
     }
     if boxes.isEmpty && cut == nil { return nil }
   }
@@ -143,8 +142,8 @@ struct ISOBoxLayout {
     let index = "its index (the 'moov' box)"
     if let cut {
       var text = "the source is truncated or still being copied: it ends at byte \(fileSize)"
-      if let size = cut.size {
-        text += ", inside its '\(cut.type)' box, which declares \(size) bytes from byte \(cut.offset)"
+      if let size = cut.size, let type = cut.type {
+        text += ", inside its '\(type)' box, which declares \(size) bytes from byte \(cut.offset)"
       } else {
         text += ", inside the header of a box at byte \(cut.offset)"
       }

@@ -151,6 +151,43 @@ public enum Step: Sendable, Equatable {
   case endOfStream
 }
 
+extension SendResult {
+  /// The result a codec's send call returned (`avcodec_send_packet`,
+  /// `avcodec_send_frame`): `AVERROR(EAGAIN)` is `.tryAgain`, `AVERROR_EOF`
+  /// `.endOfStream`, 0 `.accepted`.
+  ///
+  /// - Throws: `MediaIOError` naming `function` and `context` for any other
+  ///   negative status (corrupt data, a codec that refuses the input).
+  init(status: Int32, _ function: String, _ context: @autoclosure () -> String) throws(MediaIOError) {
+    switch status {
+    case Status.again: self = .tryAgain
+    case Status.eof: self = .endOfStream
+    default:
+      try check(status, function, context())
+      self = .accepted
+    }
+  }
+}
+
+extension Step {
+  /// The result a codec's receive call or a filter graph's sink returned
+  /// (`avcodec_receive_frame`, `avcodec_receive_packet`,
+  /// `av_buffersink_get_frame`): `AVERROR(EAGAIN)` is `.needsInput`,
+  /// `AVERROR_EOF` `.endOfStream`, 0 `.produced`.
+  ///
+  /// - Throws: `MediaIOError` naming `function` and `context` for any other
+  ///   negative status.
+  init(status: Int32, _ function: String, _ context: @autoclosure () -> String) throws(MediaIOError) {
+    switch status {
+    case Status.again: self = .needsInput
+    case Status.eof: self = .endOfStream
+    default:
+      try check(status, function, context())
+      self = .produced
+    }
+  }
+}
+
 enum Status {
   static let again = marquee_AVERROR_EAGAIN()
   static let eof = marquee_AVERROR_EOF()

@@ -26,7 +26,8 @@ struct Marquee {
       if wantsJSON(arguments) {
         // The format was asked for even if the rest did not parse: keep the
         // stream JSON for the log shipper.
-        let event = BuildEvent(level: .error, stage: .run, event: .failed, error: "usage: \(error.message)")
+        let event = BuildEvent(level: .error, stage: .run, event: .failed, error: "usage: \(error.message)",
+                               fields: ["code": MarqueeError.Code.usage.description])
         Console.shared.out(LogLine.json(event) + "\n")
       } else {
         Console.shared.err("error: \(error.message)\n\n" + usageLines(for: error.command))
@@ -109,7 +110,7 @@ struct BuildCommand {
     reporter.takeOverMediaLog()
     let job: Job
     do { job = try JobReader().read(contentsOf: URL(fileURLWithPath: arguments.job)) } catch {
-      reporter.say(.error, .run, .failed, error: error.description)
+      reporter.say(.error, .run, .failed, error: error.description, fields: ["code": MarqueeError.Code.usage.description])
       return ExitCode(for: error)
     }
     reporter.prepare(ids: job.banners.map(\.id))
@@ -127,10 +128,11 @@ struct BuildCommand {
     let report: BuildReport
     do { report = try await BundleBuilder().build(job: job, options: options) } catch {
       let code = ExitCode(for: error)
+      let fields = ["code": error.code.description]
       switch code {
-      case .locked: reporter.say(.error, .lock, .failed, error: error.message + " (use --wait to wait for it)")
-      case .io: reporter.say(.error, .publish, .failed, error: error.message)
-      default: reporter.say(.error, .verify, .failed, error: error.message)
+      case .locked: reporter.say(.error, .lock, .failed, error: error.message + " (use --wait to wait for it)", fields: fields)
+      case .io: reporter.say(.error, .publish, .failed, error: error.message, fields: fields)
+      default: reporter.say(.error, .verify, .failed, error: error.message, fields: fields)
       }
       return code
     }

@@ -47,8 +47,15 @@ public enum GoldenFile {
     /// library versions.
     public static let contentHash = Mask(#"(?<=-)[0-9a-f]{16}(?=/)"#, "<hash16>")
 
+    /// An item's placeholder colours in banners.json (`color`,
+    /// `dark_color`: the mean of its encoded picture).
+    public static let placeholderColour = Mask(#"(?<="color": "|"dark_color": ")#[0-9A-F]{6}(?=")"#, "#<rgb>")
+    /// An item's ThumbHashes in banners.json (`thumbhash`,
+    /// `dark_thumbhash`: made from its encoded picture).
+    public static let thumbHash = Mask(#"(?<="thumbhash": "|"dark_thumbhash": ")[A-Za-z0-9+/=]+(?=")"#, "<thumbhash>")
+
     /// Every mask of a bundle's measured values.
-    public static let measured: [Mask] = [.bandwidth, .byteRange, .contentHash]
+    public static let measured: [Mask] = [.bandwidth, .byteRange, .contentHash, .placeholderColour, .thumbHash]
 
     /// `text` with every match replaced by the placeholder.
     public func apply(_ text: String) -> String {

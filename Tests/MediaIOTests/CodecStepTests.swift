@@ -1,4 +1,5 @@
 import Foundation
+import MarqueeTestSupport
 import MediaIO
 import Testing
 
@@ -106,5 +107,33 @@ struct CodecStepTests {
     #expect(pts == pts.sorted() && Set(pts).count == pts.count, "pictures out of order: \(pts)")
     #expect(try decoder.send(nil) == .endOfStream)
     #expect(try decoder.receive(frame) == .endOfStream)
+  }
+
+  @Test("decodePictures: each picture of the file's video stream once and in order, its packets seen, the audio skipped; it stops when the body says so")
+  func decodePicturesFromFile() throws {
+    let url = try temporaryFolder().appendingPathComponent("clip.mp4")
+    _ = try runTool("ffmpeg", ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=160x96:rate=25:duration=1.2",
+                               "-f", "lavfi", "-i", "sine=duration=1.2", "-c:v", "libx264", "-bf", "3", "-pix_fmt", "yuv420p",
+                               "-c:a", "aac", "-shortest", url.path])
+    func open() throws -> (InputContainer, Decoder) {
+      let input = try InputContainer(path: url.path, allowedFormats: ["mov", "mp4"],
+                                     limits: InputLimits(maxFileSize: Int64.max, maxPixels: Int.max, maxDuration: .infinity))
+      let video = try #require(input.bestStream(.video))
+      return (input, try Decoder(container: input, streamIndex: video.index, threads: 1))
+    }
+    var (input, decoder) = try open()
+    var pts: [Int64] = []
+    var packets = 0, keyframes = 0
+    let taken = try decoder.decodePictures(from: input, packet: try Packet(), frame: try Frame(),
+                                           onPacket: { packets += 1; if $0.isKeyframe { keyframes += 1 } }) { i, frame in
+      #expect(i == pts.count)
+      pts.append(frame.bestEffortTimestamp ?? -1)
+      return true
+    }
+    #expect(taken == 30 && pts.count == 30, "\(taken) pictures")
+    #expect(pts == pts.sorted() && Set(pts).count == pts.count, "pictures out of order: \(pts)")
+    #expect(packets == 30 && keyframes >= 1, "\(packets) video packets seen, \(keyframes) keyframes")
+    (input, decoder) = try open()
+    #expect(try decoder.decodePictures(from: input, packet: try Packet(), frame: try Frame()) { i, _ in i < 4 } == 5)
   }
 }

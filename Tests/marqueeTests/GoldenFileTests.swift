@@ -22,6 +22,11 @@ struct GoldenFileTests {
     let manifest = #""url": "https://cdn.example.com/home/videos/clip-45adaec261cf77e8/master.m3u8", "id": "clip-2""#
     #expect(GoldenFile.masked(manifest, GoldenFile.Mask.measured)
       == #""url": "https://cdn.example.com/home/videos/clip-<hash16>/master.m3u8", "id": "clip-2""#)
+    // The placeholder's colours and ThumbHashes; a designed colour key
+    // (`dark_surface` in a job) and the `id` stay.
+    let placeholder = ##""color": "#7B817E", "dark_color": "#5A5D60", "dark_thumbhash": "1/cJbIZSk393iHd3iHePd/d5Zg==", "thumbhash": "H/gJ+Ixw", "dark_surface": "#1C1C1E", "id": "color""##
+    #expect(GoldenFile.masked(placeholder, GoldenFile.Mask.measured)
+      == ##""color": "#<rgb>", "dark_color": "#<rgb>", "dark_thumbhash": "<thumbhash>", "thumbhash": "<thumbhash>", "dark_surface": "#1C1C1E", "id": "color""##)
   }
 
   @Test("recording writes the masked text and reports it, so the test fails; comparing then passes")

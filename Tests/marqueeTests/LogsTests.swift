@@ -74,6 +74,7 @@ struct LogsTests {
     let object = try #require(try JSONSerialization.jsonObject(with: Data((lines.first ?? "").utf8)) as? [String: Any])
     #expect(object["level"] as? String == "error")
     #expect((object["error"] as? String)?.hasPrefix("usage: ") == true, "\(object)")
+    #expect(object["code"] as? String == "usage", "\(object)")
     #expect(object["message"] is String)
   }
 

@@ -63,32 +63,11 @@ enum StreamProbe {
     let packet = try Packet()
     let frame = try Frame()
     var firstPacketIsKey: Bool? = nil
-    var draining = false
-    // The decoder was full and did not take the last input (`packet`, or
-    // the end when draining): it is sent again when the decoder asks.
-    var refused = false
-    while true {
-      switch try decoder.receive(frame) {
-      case .produced:
-        return VideoStart(first: frame, of: video, audio: audio, in: input, firstPacketIsKeyframe: firstPacketIsKey ?? false)
-      case .endOfStream:
-        throw MarqueeError.probe("no picture decodes")
-      case .needsInput:
-        if refused {
-          refused = try decoder.send(draining ? nil : packet) == .tryAgain
-          continue
-        }
-        if draining { throw MarqueeError.probe("no picture decodes") }
-        if try input.read(into: packet) {
-          guard packet.streamIndex == video.index else { continue }
-          if firstPacketIsKey == nil { firstPacketIsKey = packet.isKeyframe }
-          refused = try decoder.send(packet) == .tryAgain
-        } else {
-          draining = true
-          refused = try decoder.send(nil) == .tryAgain
-        }
-      }
-    }
+    let pictures = try decoder.decodePictures(from: input, packet: packet, frame: frame,
+                                              onPacket: { if firstPacketIsKey == nil { firstPacketIsKey = $0.isKeyframe } },
+                                              { _, _ in false })
+    guard pictures > 0 else { throw MarqueeError.probe("no picture decodes") }
+    return VideoStart(first: frame, of: video, audio: audio, in: input, firstPacketIsKeyframe: firstPacketIsKey ?? false)
   }
 
   /// Probes one HLS fMP4 segment as a player starting there would: the

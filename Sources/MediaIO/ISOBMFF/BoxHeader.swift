@@ -10,6 +10,9 @@ extension ISOBMFF {
     public var size: UInt64
     /// Bytes before the payload: 8, or 16 with a `largesize`.
     public var headerSize: Int
+    /// Whether its `size` field is 0: the box runs to the end of what holds
+    /// it (§4.2; a file whose last box, often `mdat`, is still open).
+    public var extendsToEnd = false
 
     /// The most bytes a header takes: size, type and largesize.
     public static let maximumLength = 16
@@ -41,6 +44,7 @@ extension ISOBMFF {
       case 0:
         size = available
         headerSize = 8
+        extendsToEnd = true
       case let size32:
         size = size32
         headerSize = 8

@@ -52,53 +52,9 @@ enum FFmpegImageFrames {
     let decoder = try Decoder(container: input, streamIndex: stream.index, threads: 1)
     let packet = try Packet()
     let frame = try Frame()
-    var produced = 0
-    var draining = false
-    // The decoder was full and did not take the last input (`packet`, or
-    // the end when draining): it is sent again when the decoder asks.
-    var refused = false
-    while true {
-      switch try decoder.receive(frame) {
-      case .produced:
-        produced += 1
-        if try !body(produced - 1, frame) { return produced }
-      case .endOfStream:
-        if produced == 0 { throw .failure("avcodec_receive_frame", name, "no picture could be decoded") }
-        return produced
-      case .needsInput:
-        if refused {
-          refused = try decoder.send(draining ? nil : packet) == .tryAgain
-          continue
-        }
-        if draining {
-          if produced == 0 { throw .failure("avcodec_receive_frame", name, "no picture could be decoded") }
-          return produced
-        }
-        let more: Bool
-        do {
-          more = try input.read(into: packet)
-        } catch {
-          if produced == 0 { throw .failure("av_read_frame", name, "the file is corrupt: \(error.reason)") }
-          more = false
-        }
-        if more {
-          if packet.streamIndex == stream.index {
-            do {
-              refused = try decoder.send(packet) == .tryAgain
-            } catch {
-              if produced == 0 { throw .failure("avcodec_send_packet", name, "the picture data is corrupt: \(error.reason)") }
-              draining = true
-              // What decoded before the damage is kept; a failed end is
-              // taken as the end.
-              refused = (try? decoder.send(nil)) == .tryAgain
-            }
-          }
-        } else {
-          draining = true
-          refused = try decoder.send(nil) == .tryAgain
-        }
-      }
-    }
+    let produced = try decoder.decodePictures(from: input, packet: packet, frame: frame, damage: .endsStream(name: name), body)
+    if produced == 0 { throw .failure("avcodec_receive_frame", name, "no picture could be decoded") }
+    return produced
   }
 
   /// The ICC profile libavcodec found in the file (PNG `iCCP`, JPEG APP2),

@@ -65,6 +65,13 @@ struct BoxReaderTests {
     #expect(children[1].range.upperBound == boxes[1].range.upperBound && children[1].payload.count == 2)
     // A top-level size 0: to the end of the bytes.
     #expect(BoxReader(Self.box("mdat", [1, 2, 3], size: 0) + [4, 5]).topLevelBoxes.map(\.range) == [0..<13])
+    // The header says which: a size 0 box extends to the end, a sized one
+    // that happens to end there does not.
+    let open = Self.box("mdat", [1, 2, 3], size: 0), sized = Self.box("mdat", [1, 2, 3])
+    let openHeader = try? ISOBMFF.BoxHeader(reading: open[...], at: 0, end: UInt64(open.count))
+    let sizedHeader = try? ISOBMFF.BoxHeader(reading: sized[...], at: 0, end: UInt64(sized.count))
+    #expect(openHeader?.extendsToEnd == true && openHeader?.size == 11)
+    #expect(sizedHeader?.extendsToEnd == false && sizedHeader?.size == 11)
   }
 
   @Test("hostile sizes end the walk after the boxes before them", arguments: [

@@ -24,9 +24,9 @@ public enum DynamicRange: Sendable, Equatable {
 
 /// Builds the libavfilter graphs that turn decoded source pictures into
 /// every rendition: one chain up to a `split`, then one `scale` per
-/// rendition. `text` is all of it in one graph; the transcoder runs
-/// `headText` (the shared chain) on the item's thread and one
-/// `tailText(rendition:)` per rendition on that rendition's thread.
+/// rendition. The transcoder runs `headText` (the shared chain) on the
+/// item's thread and one `tailText(rendition:)` per rendition on that
+/// rendition's thread.
 ///
 /// Order, cheapest first: deinterlace (`bwdif`, only frames flagged
 /// interlaced), constant frame rate (`fps`, from timestamps, so VFR sources
@@ -93,8 +93,7 @@ public struct VideoFilterDescription: Sendable {
   /// The graph the item's thread runs: input `in0`, output `out0`, the
   /// chain every rendition shares (deinterlace, constant rate, tone
   /// mapping); each rendition's worker turns its pictures into that
-  /// rendition with `tailText(rendition:)`. Together they are the filters
-  /// of `text` in the same order, so the pictures are the same.
+  /// rendition with `tailText(rendition:)`.
   public var headText: String {
     "[in0]" + headFilters.joined(separator: ",") + "[out0]"
   }
@@ -137,20 +136,6 @@ public struct VideoFilterDescription: Sendable {
     chain += transform.filterChain
     chain += ["setsar=1", "format=yuv420p"]
     return chain
-  }
-
-  /// The graph text with input `in0` and outputs `out0…outN-1`: every
-  /// rendition in one graph (the head chain, `split`, one tail each).
-  public var text: String {
-    let n = plan.renditions.count
-    var text = "[in0]" + headFilters.joined(separator: ",")
-    if n > 1 {
-      text += ",split=\(n)" + (0..<n).map { "[s\($0)]" }.joined() + ";"
-    } else {
-      text += "[s0];"
-    }
-    let tails = plan.renditions.indices.map { i in "[s\(i)]" + tailFilters(i).joined(separator: ",") + "[out\(i)]" }
-    return text + tails.joined(separator: ";")
   }
 }
 
