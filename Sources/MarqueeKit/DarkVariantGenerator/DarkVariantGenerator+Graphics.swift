@@ -566,10 +566,18 @@ extension DarkVariantGenerator {
           // ``GraphicsTuning/liftedPanelContrast`` against it, toward
           // white: a black NEW disc becomes a dark grey chip, a navy one a
           // lighter navy, its label as it was. Left black on the dark
-          // surface, its silhouette would be lost (1.2:1).
+          // surface, its silhouette would be lost (1.2:1). So is a flat dark
+          // shape large enough to be taken for a product (a navy, deep red
+          // or dark green disc or tag of 2 % of the picture or more): flat
+          // (under ``GraphicsTuning/shadedLevels`` smooth levels, so a
+          // shaded product photo keeps its own tones) and darker than
+          // ``GraphicsTuning/inkLightnessBelow`` (a red or a brand blue
+          // stands off the surface as it is).
           let inkLuma = Double(Luma.integer(ink.r, ink.g, ink.b))
           let target = Luma.level(withContrast: GraphicsTuning.liftedPanelContrast, above: surfaceLuma)
-          if isDarkPanel && Double(members.count) < PictureLook.largeRegionShare * Double(w * h)
+          let isFlatDarkShape = isSolidShape && levels < GraphicsTuning.shadedLevels
+            && OKLab(r: ink.r, g: ink.g, b: ink.b).l < GraphicsTuning.inkLightnessBelow
+          if (isDarkPanel || isFlatDarkShape) && Double(members.count) < PictureLook.largeRegionShare * Double(w * h)
               && inkLuma < target && inkLuma < 255 {
             let lift = (target - inkLuma) / (255 - inkLuma)
             let up = { (c: UInt8) in Luma.byte(Double(c) + lift * (255 - Double(c))) }

@@ -45,7 +45,11 @@ public struct ItemFingerprint: Sendable, Equatable {
   /// 11: a dark badge, pill or disc in a JPEG is measured on its ink alone,
   /// so the ringing round its rim neither turns it into a light disc nor
   /// leaves specks of page round it.
-  public static let outputFormatVersion = 11
+  /// 12: a flat dark shape taken for a product (a navy, deep red or dark
+  /// green disc or tag of 2 % of the picture or more) is lifted off the
+  /// dark surface like a dark panel, so the picture is inverted rather than
+  /// dimmed to a grey page.
+  public static let outputFormatVersion = 12
 
   /// Marquee's version (`marquee --version`).
   public static let marqueeVersion = "0.2.0"

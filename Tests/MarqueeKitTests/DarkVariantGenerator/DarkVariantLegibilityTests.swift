@@ -285,6 +285,14 @@ struct DarkVariantLegibilityTests {
                       TextLayer(text: "SALE", size: 40, colour: "white", x: 243, y: 482),
                       TextLayer(text: "Cream & coffee", size: 60, colour: "0x2A1F14", x: 60, y: 80),
                     ], jpegQuality: 4),
+    // A navy disc badge (200 px across, 4 % of the picture: large enough
+    // to be taken for a product) with a white NEW on white: lifted like a
+    // black one, not left navy on the dark page (1.2:1) nor the whole
+    // picture dimmed to a grey page.
+    GeneratedBanner(id: "navybadge", ground: "color=white:s=1170x658,format=rgb24,geq=r='if(lt(hypot(X-300\\,Y-329)\\,100)\\,26\\,255)':g='if(lt(hypot(X-300\\,Y-329)\\,100)\\,39\\,255)':b='if(lt(hypot(X-300\\,Y-329)\\,100)\\,68\\,255)'",
+                    layers: [
+                      TextLayer(text: "NEW", size: 56, colour: "white", x: 245, y: 305),
+                    ]),
     // A pastel brand ground.
     GeneratedBanner(id: "pastel", ground: "color=0xFADADD:s=1170x658", layers: [
       TextLayer(text: "Spring pastels", size: 90, colour: "0x3A2A2E", x: 60, y: 120),
@@ -675,6 +683,7 @@ struct DarkVariantLegibilityTests {
       ("discbadgejpeg", { x, y in hypot(x - 635, y - 329) - 250 }, 60),
       ("discsmalljpeg", { x, y in hypot(x - 900, y - 330) - 80 }, 110),
       ("pillcreamjpeg", { x, y in hypot(max(abs(x - 300) - 120, 0), y - 500) - 50 }, 110),
+      ("navybadge", { x, y in hypot(x - 300, y - 329) - 100 }, 110),
     ]
     for (id, distance, darkest) in shapes {
       let light = try b.picture(id, "url"), dark = try b.picture(id, "dark_url")
@@ -695,6 +704,9 @@ struct DarkVariantLegibilityTests {
       }
       #expect(disc > 0 && Double(stayedDark) >= 0.97 * Double(disc), "\(id): \(disc - stayedDark) of \(disc) disc pixels turned light")
       #expect(rim > 0 && specks == 0, "\(id): \(specks) light specks round the rim")
+      // The open page turns dark (not a dimmed grey page).
+      let page = luma(dark, Int(620 * k) * light.width + Int(1100 * k))
+      #expect(page < 60, "\(id): the page is luma \(page)")
     }
   }
 
