@@ -518,18 +518,9 @@ extension DarkVariantGenerator {
             // mostly page in that blend (lighter than halfway from a label
             // to the ground).
             if isDarkPanel {
-              let nearInk = Self.near(inX: minX...maxX, y: minY...maxY, width: w, height: h,
-                                      within: Int(GraphicsTuning.unmixedEdge), isTarget: isInk)
-              let pageLuma = (labelLuma + groundLuma) / 2
-              for y in minY...maxY {
-                for x in minX...maxX where reach.contains(y * w + x) {
-                  let idx = y * w + x
-                  if isGround[idx] || !nearInk[(y - minY) * boxWidth + x - minX]
-                      || Luma.integer(p[idx * 4], p[idx * 4 + 1], p[idx * 4 + 2]) >= pageLuma {
-                    caughtPage[idx] = true
-                  }
-                }
-              }
+              Self.markCaughtPage(inX: minX...maxX, y: minY...maxY, width: w, height: h, pixels: p, isInk: isInk,
+                                  reach: reach, pageLuma: (labelLuma + groundLuma) / 2, isGround: isGround,
+                                  caught: &caughtPage)
             }
           }
         }
@@ -553,6 +544,27 @@ extension DarkVariantGenerator {
         // letters: several parts), which stays with it whatever its tone.
         // A dark panel's label is a label however many parts it has (the 7
         // on a disc).
+        // A flat dark shape large enough to be taken for a product (a navy,
+        // deep red or dark green disc or tag of 2 % of the picture or
+        // more): flat (under ``GraphicsTuning/shadedLevels`` smooth levels,
+        // so a shaded product photo keeps its own tones) and darker than
+        // ``GraphicsTuning/inkLightnessBelow`` (a red or a brand blue stands
+        // off the surface as it is). It is lifted like a dark panel, and the
+        // page a JPEG's ringing closed off round it stays the page.
+        let isFlatDarkShape = isSolidShape && !isPhotograph && !isDarkPanel && levels < GraphicsTuning.shadedLevels
+          && OKLab(r: ink.r, g: ink.g, b: ink.b).l < GraphicsTuning.inkLightnessBelow
+        if isFlatDarkShape {
+          let groundLuma = Luma.integer(ground.r, ground.g, ground.b)
+          let labelLuma = min(groundLuma - tolerance, (groundLuma + Luma.integer(ink.r, ink.g, ink.b) + 1) / 2)
+          let isInk = { (idx: Int) in
+            !isGround[idx] && Luma.integer(p[idx * 4], p[idx * 4 + 1], p[idx * 4 + 2]) < labelLuma
+          }
+          let reach = PageReach(around: minX...maxX, minY...maxY, width: w, height: h,
+                                isBackdrop: { mask[$0] == MaskState.backdrop }, isInk: isInk)
+          Self.markCaughtPage(inX: minX...maxX, y: minY...maxY, width: w, height: h, pixels: p, isInk: isInk,
+                              reach: reach, pageLuma: (labelLuma + groundLuma) / 2, isGround: isGround,
+                              caught: &caughtPage)
+        }
         labelled.append(isDarkPanel || Self.labelParts(inX: minX...maxX, y: minY...maxY, width: w,
                                                        isLabel: { isGround[$0] && mask[$0] != MaskState.backdrop })
                           >= GraphicsTuning.minLabelParts)
@@ -567,16 +579,9 @@ extension DarkVariantGenerator {
           // white: a black NEW disc becomes a dark grey chip, a navy one a
           // lighter navy, its label as it was. Left black on the dark
           // surface, its silhouette would be lost (1.2:1). So is a flat dark
-          // shape large enough to be taken for a product (a navy, deep red
-          // or dark green disc or tag of 2 % of the picture or more): flat
-          // (under ``GraphicsTuning/shadedLevels`` smooth levels, so a
-          // shaded product photo keeps its own tones) and darker than
-          // ``GraphicsTuning/inkLightnessBelow`` (a red or a brand blue
-          // stands off the surface as it is).
+          // shape (`isFlatDarkShape`).
           let inkLuma = Double(Luma.integer(ink.r, ink.g, ink.b))
           let target = Luma.level(withContrast: GraphicsTuning.liftedPanelContrast, above: surfaceLuma)
-          let isFlatDarkShape = isSolidShape && levels < GraphicsTuning.shadedLevels
-            && OKLab(r: ink.r, g: ink.g, b: ink.b).l < GraphicsTuning.inkLightnessBelow
           if (isDarkPanel || isFlatDarkShape) && Double(members.count) < PictureLook.largeRegionShare * Double(w * h)
               && inkLuma < target && inkLuma < 255 {
             let lift = (target - inkLuma) / (255 - inkLuma)
@@ -1118,6 +1123,29 @@ extension DarkVariantGenerator {
       edgeLabel += 1
     }
     return Double(edgeLabel) <= GraphicsTuning.convexGaps * Double(2 * (tightWidth + tightHeight))
+  }
+
+  /// Marks in `caught` the page a JPEG's ringing closed off round a dark
+  /// shape in a box: of the pixels `reach` holds (the open page's reach
+  /// past the ringing, ``PageReach``), its ground, what lies further than
+  /// the rim's blend (``GraphicsTuning/unmixedEdge``) from the ink, and
+  /// what in that blend is mostly page (luma `pageLuma` or more: halfway
+  /// from a label to the ground). Indices into a picture `width` by
+  /// `height`, RGBA `pixels`.
+  static func markCaughtPage(inX xs: ClosedRange<Int>, y ys: ClosedRange<Int>, width w: Int, height h: Int,
+                             pixels p: UnsafeBufferPointer<UInt8>, isInk: (Int) -> Bool, reach: PageReach, pageLuma: Int,
+                             isGround: [Bool], caught: inout [Bool]) {
+    let nearInk = near(inX: xs, y: ys, width: w, height: h, within: Int(GraphicsTuning.unmixedEdge), isTarget: isInk)
+    let boxWidth = xs.count
+    for y in ys {
+      for x in xs where reach.contains(y * w + x) {
+        let idx = y * w + x
+        if isGround[idx] || !nearInk[(y - ys.lowerBound) * boxWidth + x - xs.lowerBound]
+            || Luma.integer(p[idx * 4], p[idx * 4 + 1], p[idx * 4 + 2]) >= pageLuma {
+          caught[idx] = true
+        }
+      }
+    }
   }
 
   /// The number of 4-connected parts of the pixels in a box for which

@@ -49,7 +49,9 @@ public struct ItemFingerprint: Sendable, Equatable {
   /// green disc or tag of 2 % of the picture or more) is lifted off the
   /// dark surface like a dark panel, so the picture is inverted rather than
   /// dimmed to a grey page.
-  public static let outputFormatVersion = 12
+  /// 13: the page a JPEG's ringing closes off round a flat dark shape
+  /// turns dark, as round a dark panel (no light rim).
+  public static let outputFormatVersion = 13
 
   /// Marquee's version (`marquee --version`).
   public static let marqueeVersion = "0.2.0"
