@@ -175,6 +175,16 @@ extension DarkVariantGenerator {
     /// smooth over at least this share of it; a JPEG's grid lines and
     /// letters on a calendar's grey fills are thin, and measure 0.03.
     static let minSmoothShare = 0.1
+
+    /// Whether a part is flat, a fill rather than shading: its smooth
+    /// interior (``DarkVariantGenerator/smoothLevels(of:pixels:width:height:ground:ink:histogram:)``)
+    /// spreads over fewer than ``shadedLevels`` luma levels, or its smooth
+    /// pixels are under ``fewSmoothShare`` of its `count` pixels whatever
+    /// their levels (a JPEG's blocks on a flat navy disc at `-q:v 20`: 41
+    /// smooth pixels of 31,500 over 11 levels).
+    static func isFlat(levels: Int, smooth: Int, of count: Int) -> Bool {
+      levels < shadedLevels || Double(smooth) < fewSmoothShare * Double(count)
+    }
   }
 }
 
@@ -359,7 +369,6 @@ extension DarkVariantGenerator {
       // the index of its flat product, with its box.
       var liftedPanels: [Int: (ink: RGB8, box: (minX: Int, minY: Int, maxX: Int, maxY: Int))] = [:]
       let surfaceDark = inversion.map(ground.r, ground.g, ground.b)
-      let surfaceLuma = Double(Luma.integer(surfaceDark.0, surfaceDark.1, surfaceDark.2))
       var insetPhotographs: [(region: [Int], box: (minX: Int, minY: Int, maxX: Int, maxY: Int), colour: RGB8)] = []
       var keptBoxes: [(minX: Int, minY: Int, maxX: Int, maxY: Int)] = []
       // Ground round a dark panel that the page reaches past its rim's
@@ -403,8 +412,8 @@ extension DarkVariantGenerator {
         let fills = Self.lightFills(of: members, pixels: p, counts: &colours,
                                     ground: OKLab(r: ground.r, g: ground.g, b: ground.b))
         if fills.share >= GraphicsTuning.lightFillShare
-          && (levels < GraphicsTuning.shadedLevels || fill >= GraphicsTuning.insetFill
-              || Double(smooth) < GraphicsTuning.fewSmoothShare * Double(members.count)
+          && (GraphicsTuning.isFlat(levels: levels, smooth: smooth, of: members.count)
+              || fill >= GraphicsTuning.insetFill
               || Double(Self.smoothPixels(of: members, offFills: fills.colours, pixels: p, width: w, height: h))
                 < GraphicsTuning.minSmoothShare * Double(members.count)) {
           var content = 0
@@ -446,7 +455,13 @@ extension DarkVariantGenerator {
         // white text) is dark mode already: kept, its label with it (the
         // ground it encloses), not turned into a light slab.
         var isDarkPanel = false
-        if !isPhotograph && !isSolidShape && fill >= GraphicsTuning.darkPanelDiscFill {
+        // (Its fill is measured on its ink too: a badge's soft drop shadow
+        // joins its part and widens its box, 0.59 for a disc.)
+        let panelLabelLuma = min(Luma.integer(ground.r, ground.g, ground.b) - tolerance,
+                                 (Luma.integer(ground.r, ground.g, ground.b) + Luma.integer(ink.r, ink.g, ink.b) + 1) / 2)
+        if !isPhotograph && !isSolidShape
+            && (fill >= GraphicsTuning.darkPanelDiscFill
+                || Self.inkFill(of: members, width: w, pixels: p, below: panelLabelLuma) >= GraphicsTuning.darkPanelDiscFill) {
           let colour = OKLab(r: ink.r, g: ink.g, b: ink.b)
           // A brand-coloured pill or tag with a light label (a green NEW,
           // a red -20 %) is kept the same way: its colour is the brand's and
@@ -546,13 +561,18 @@ extension DarkVariantGenerator {
         // on a disc).
         // A flat dark shape large enough to be taken for a product (a navy,
         // deep red or dark green disc or tag of 2 % of the picture or
-        // more): flat (under ``GraphicsTuning/shadedLevels`` smooth levels,
-        // so a shaded product photo keeps its own tones) and darker than
-        // ``GraphicsTuning/inkLightnessBelow`` (a red or a brand blue stands
-        // off the surface as it is). It is lifted like a dark panel, and the
-        // page a JPEG's ringing closed off round it stays the page.
-        let isFlatDarkShape = isSolidShape && !isPhotograph && !isDarkPanel && levels < GraphicsTuning.shadedLevels
-          && OKLab(r: ink.r, g: ink.g, b: ink.b).l < GraphicsTuning.inkLightnessBelow
+        // more): flat (``GraphicsTuning/isFlat(levels:smooth:of:)``, so a
+        // shaded product photo keeps its own tones) and under the WCAG
+        // contrast the legibility rule asks of a mark against the dark
+        // surface (`PictureLook.sufficientContrast`, 2:1, on relative
+        // luminance: `#8B0000` has 1.7:1 on `#1C1C1E`, navy 1.2:1; a red or
+        // a brand blue of 2:1 or more stands off the surface as it is). It
+        // is lifted like a dark panel, and the page a JPEG's ringing closed
+        // off round it stays the page.
+        let inkContrast = Luma.contrast((ink.r, ink.g, ink.b), surfaceDark)
+        let isFlatDarkShape = isSolidShape && !isPhotograph && !isDarkPanel
+          && GraphicsTuning.isFlat(levels: levels, smooth: smooth, of: members.count)
+          && inkContrast < Double(PictureLook.sufficientContrast)
         if isFlatDarkShape {
           let groundLuma = Luma.integer(ground.r, ground.g, ground.b)
           let labelLuma = min(groundLuma - tolerance, (groundLuma + Luma.integer(ink.r, ink.g, ink.b) + 1) / 2)
@@ -580,11 +600,9 @@ extension DarkVariantGenerator {
           // lighter navy, its label as it was. Left black on the dark
           // surface, its silhouette would be lost (1.2:1). So is a flat dark
           // shape (`isFlatDarkShape`).
-          let inkLuma = Double(Luma.integer(ink.r, ink.g, ink.b))
-          let target = Luma.level(withContrast: GraphicsTuning.liftedPanelContrast, above: surfaceLuma)
-          if (isDarkPanel || isFlatDarkShape) && Double(members.count) < PictureLook.largeRegionShare * Double(w * h)
-              && inkLuma < target && inkLuma < 255 {
-            let lift = (target - inkLuma) / (255 - inkLuma)
+          if ((isDarkPanel && inkContrast < GraphicsTuning.liftedPanelContrast) || isFlatDarkShape)
+              && Double(members.count) < PictureLook.largeRegionShare * Double(w * h) {
+            let lift = Luma.lift(ink.r, ink.g, ink.b, toContrast: GraphicsTuning.liftedPanelContrast, above: surfaceDark)
             let up = { (c: UInt8) in Luma.byte(Double(c) + lift * (255 - Double(c))) }
             liftedPanels[flatProducts.count] = (RGB8(r: up(ink.r), g: up(ink.g), b: up(ink.b)), (minX, minY, maxX, maxY))
           }
@@ -708,20 +726,26 @@ extension DarkVariantGenerator {
       // shading is not touched.
       // Lifted panels: every kept pixel in the panel's box (its ink, the
       // counters of its label's letters) moves toward the lifted ink as far
-      // as it was ink in the light picture, not label.
+      // as it was ink in the light picture, not label. It starts from the
+      // kept picture, never the dimmed products: the lift is what makes it
+      // stand off the surface, and dimming it after would take it back
+      // under the contrast it was lifted to (a navy pill beside a photo
+      // that is dimmed: 1.8:1).
       let groundLightLuma = Double(Luma.integer(ground.r, ground.g, ground.b))
-      for (k, panel) in liftedPanels {
-        let ink = flatProducts[k].ink
-        let inkLuma = Double(Luma.integer(ink.r, ink.g, ink.b))
-        guard groundLightLuma - inkLuma >= 1 else { continue }
-        let box = panel.box
-        for y in box.minY...box.maxY {
-          for x in box.minX...box.maxX where keep[y * w + x] {
-            let i = (y * w + x) * 4
-            let t = min(max((Double(Luma.integer(p[i], p[i + 1], p[i + 2])) - inkLuma) / (groundLightLuma - inkLuma), 0), 1)
-            output[i] = Luma.byte(Double(output[i]) + (1 - t) * (Double(panel.ink.r) - Double(ink.r)))
-            output[i + 1] = Luma.byte(Double(output[i + 1]) + (1 - t) * (Double(panel.ink.g) - Double(ink.g)))
-            output[i + 2] = Luma.byte(Double(output[i + 2]) + (1 - t) * (Double(panel.ink.b) - Double(ink.b)))
+      kept.pixels.withUnsafeBufferPointer { k in
+        for (index, panel) in liftedPanels {
+          let ink = flatProducts[index].ink
+          let inkLuma = Double(Luma.integer(ink.r, ink.g, ink.b))
+          guard groundLightLuma - inkLuma >= 1 else { continue }
+          let box = panel.box
+          for y in box.minY...box.maxY {
+            for x in box.minX...box.maxX where keep[y * w + x] {
+              let i = (y * w + x) * 4
+              let t = min(max((Double(Luma.integer(p[i], p[i + 1], p[i + 2])) - inkLuma) / (groundLightLuma - inkLuma), 0), 1)
+              output[i] = Luma.byte(Double(k[i]) + (1 - t) * (Double(panel.ink.r) - Double(ink.r)))
+              output[i + 1] = Luma.byte(Double(k[i + 1]) + (1 - t) * (Double(panel.ink.g) - Double(ink.g)))
+              output[i + 2] = Luma.byte(Double(k[i + 2]) + (1 - t) * (Double(panel.ink.b) - Double(ink.b)))
+            }
           }
         }
       }
@@ -937,6 +961,19 @@ extension DarkVariantGenerator {
       boxes.append(box)
     }
     return boxes
+  }
+
+  /// The share of the bounding box of a part's ink (its pixels under
+  /// luma `below`) that the ink fills.
+  static func inkFill(of region: [Int], width w: Int, pixels p: UnsafeBufferPointer<UInt8>, below: Int) -> Double {
+    var minX = Int.max, maxX = Int.min, minY = Int.max, maxY = Int.min, count = 0
+    for idx in region where Luma.integer(p[idx * 4], p[idx * 4 + 1], p[idx * 4 + 2]) < below {
+      let x = idx % w, y = idx / w
+      minX = min(minX, x); maxX = max(maxX, x); minY = min(minY, y); maxY = max(maxY, y)
+      count += 1
+    }
+    guard count > 0 else { return 0 }
+    return Double(count) / Double((maxX - minX + 1) * (maxY - minY + 1))
   }
 
   /// How photographic a region is: its smooth pixels (not on the picture's

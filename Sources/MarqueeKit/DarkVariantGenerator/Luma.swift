@@ -81,6 +81,47 @@ extension DarkVariantGenerator {
       return e * 255
     }
 
+    /// WCAG 2 relative luminance (0...1) of an sRGB colour: `0.2126 R +
+    /// 0.7152 G + 0.0722 B` on linear light (WCAG 2.1, "relative
+    /// luminance"), what `PictureLook`'s legibility rule measures a mark
+    /// and its ground by. A saturated colour's is lower than its encoded
+    /// luma suggests: navy `#1B2A4A` is luma 41 but as dark as a grey of 36.
+    static func relativeLuminance(_ r: UInt8, _ g: UInt8, _ b: UInt8) -> Double {
+      0.2126 * linear(fromEncoded: Double(r)) + 0.7152 * linear(fromEncoded: Double(g))
+        + 0.0722 * linear(fromEncoded: Double(b))
+    }
+
+    /// The WCAG 2 contrast ratio (at least 1) of two colours:
+    /// `(L1 + 0.05) / (L2 + 0.05)` on their relative luminances.
+    static func contrast(_ a: (UInt8, UInt8, UInt8), _ b: (UInt8, UInt8, UInt8)) -> Double {
+      let la = relativeLuminance(a.0, a.1, a.2), lb = relativeLuminance(b.0, b.1, b.2)
+      return (max(la, lb) + 0.05) / (min(la, lb) + 0.05)
+    }
+
+    /// How far (0...1) `(r, g, b)` is mixed toward white, each encoded
+    /// channel `c + t · (255 − c)`, to reach a WCAG 2 contrast of `ratio`
+    /// against the darker colour `darker`: 0 when it has that contrast
+    /// already, 1 when even white has less. Relative luminance grows with
+    /// `t`, so the answer is found by bisection (to 1/65536).
+    static func lift(_ r: UInt8, _ g: UInt8, _ b: UInt8, toContrast ratio: Double,
+                     above darker: (UInt8, UInt8, UInt8)) -> Double {
+      let floor = relativeLuminance(darker.0, darker.1, darker.2)
+      let needed = ratio * (floor + 0.05) - 0.05
+      @inline(__always) func luminance(_ t: Double) -> Double {
+        let up = { (c: UInt8) in Double(c) + t * (255 - Double(c)) }
+        return 0.2126 * linear(fromEncoded: up(r)) + 0.7152 * linear(fromEncoded: up(g))
+          + 0.0722 * linear(fromEncoded: up(b))
+      }
+      guard luminance(0) < needed else { return 0 }
+      guard luminance(1) > needed else { return 1 }
+      var low = 0.0, high = 1.0
+      for _ in 0..<16 {
+        let mid = (low + high) / 2
+        if luminance(mid) < needed { low = mid } else { high = mid }
+      }
+      return high
+    }
+
     /// The grey level (sRGB-encoded luma, 0...255) that has the given WCAG 2
     /// contrast ratio against a darker grey of level `darker`.
     ///

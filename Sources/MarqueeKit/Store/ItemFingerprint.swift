@@ -51,7 +51,13 @@ public struct ItemFingerprint: Sendable, Equatable {
   /// dimmed to a grey page.
   /// 13: the page a JPEG's ringing closes off round a flat dark shape
   /// turns dark, as round a dark panel (no light rim).
-  public static let outputFormatVersion = 13
+  /// 14: a dark panel or flat dark shape is lifted to its WCAG contrast
+  /// against the dark surface measured on relative luminance (a navy pill
+  /// had 1.8:1, under the legibility rule's 2:1); a flat dark shape is one
+  /// under that rule's 2:1 (not an OKLab lightness on which a JPEG's deep
+  /// red disc fell either side), flat also when its few smooth pixels
+  /// spread; a lift is never dimmed after.
+  public static let outputFormatVersion = 14
 
   /// Marquee's version (`marquee --version`).
   public static let marqueeVersion = "0.2.0"
