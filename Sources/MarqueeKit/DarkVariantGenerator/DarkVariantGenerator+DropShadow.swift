@@ -34,7 +34,6 @@ extension DarkVariantGenerator {
   ) -> [Float]? {
     let groundLuma = Luma.exact(Double(ground.r), Double(ground.g), Double(ground.b))
     guard groundLuma > 1 else { return nil }
-    let g = (Double(ground.r), Double(ground.g), Double(ground.b))
     var input = [Int16](repeating: PictureLook.SoftShadeInput.excluded, count: w * h)
     for idx in 0..<(w * h) where !keep[idx] {
       let i = idx * 4
@@ -43,12 +42,8 @@ extension DarkVariantGenerator {
         input[idx] = PictureLook.SoftShadeInput.ground(luma)
         continue
       }
-      let y = Double(luma)
-      guard y <= groundLuma + 1 else { continue }
-      let ratio = y / groundLuma
-      let allowed = ShadowTuning.chromaBase + ShadowTuning.chromaPerDepth * (groundLuma - y)
-      guard abs(Double(pixels[i]) - g.0 * ratio) <= allowed, abs(Double(pixels[i + 1]) - g.1 * ratio) <= allowed,
-            abs(Double(pixels[i + 2]) - g.2 * ratio) <= allowed else { continue }
+      guard isShadeColour(pixels[i], pixels[i + 1], pixels[i + 2], luma: luma, of: ground, groundLuma: groundLuma)
+      else { continue }
       input[idx] = Int16(luma)
     }
     guard let shade = PictureLook.softShade(input, width: w, height: h, scale: ShadowTuning.scale(width: w, height: h))
@@ -56,5 +51,34 @@ extension DarkVariantGenerator {
     var ratios = [Float](repeating: -1, count: w * h)
     for idx in 0..<(w * h) where shade[idx] { ratios[idx] = Float(min(Double(input[idx]) / groundLuma, 1)) }
     return ratios
+  }
+
+  /// Whether a colour of luma `luma` could be the shade of a ground of
+  /// colour `ground` and exact luma `groundLuma` (> 1): no lighter than the
+  /// ground, and each channel within `ShadowTuning.chromaBase +
+  /// ShadowTuning.chromaPerDepth · depth` levels of `ground · Y / Yg` (a
+  /// grey shadow on a white page, a deeper pink on a pink one; not a
+  /// coloured shape). Black is the shade of every ground: how dark a shade
+  /// may be is the caller's rule (`PictureLook.softShadeMinFraction`).
+  static func isShadeColour(_ r: UInt8, _ g: UInt8, _ b: UInt8, luma: Int, of ground: RGB8,
+                            groundLuma: Double) -> Bool {
+    let y = Double(luma)
+    guard y <= groundLuma + 1 else { return false }
+    let ratio = y / groundLuma
+    let allowed = ShadowTuning.chromaBase + ShadowTuning.chromaPerDepth * (groundLuma - y)
+    return abs(Double(r) - Double(ground.r) * ratio) <= allowed
+      && abs(Double(g) - Double(ground.g) * ratio) <= allowed
+      && abs(Double(b) - Double(ground.b) * ratio) <= allowed
+  }
+
+  /// Whether a colour is a soft shade of the ground: its shade colour
+  /// (``isShadeColour(_:_:_:luma:of:groundLuma:)``) and no darker than
+  /// `PictureLook.softShadeMinFraction` of the ground's luma, the
+  /// definition `PictureLook`'s soft shade and the shadow finder share (a
+  /// shadow lets some light through; black ink is no shade).
+  static func isSoftShade(_ r: UInt8, _ g: UInt8, _ b: UInt8, of ground: RGB8, groundLuma: Double) -> Bool {
+    let luma = Luma.integer(r, g, b)
+    return Double(luma) >= PictureLook.softShadeMinFraction * groundLuma
+      && isShadeColour(r, g, b, luma: luma, of: ground, groundLuma: groundLuma)
   }
 }

@@ -364,6 +364,7 @@ extension DarkVariantGenerator {
       }
       // Products.
       let groundL = inversion.groundL
+      let groundExactLuma = Luma.exact(Double(ground.r), Double(ground.g), Double(ground.b))
       var flatProducts: [(region: [Int], ink: RGB8)] = []
       // A small dark panel's ink lifted to stand off the dark surface, by
       // the index of its flat product, with its box.
@@ -455,13 +456,35 @@ extension DarkVariantGenerator {
         // white text) is dark mode already: kept, its label with it (the
         // ground it encloses), not turned into a light slab.
         var isDarkPanel = false
+        // A label of a dark panel or shape is light: closer to the ground's
+        // tone than to the ink's (a JPEG's white letters on black ring a few
+        // levels under the page). Its ink is off the ground and darker than
+        // a label (a JPEG's ringing just outside a black disc's rim is
+        // lighter, and is the page's).
+        let groundLuma = Luma.integer(ground.r, ground.g, ground.b)
+        let labelLuma = min(groundLuma - tolerance, (groundLuma + Luma.integer(ink.r, ink.g, ink.b) + 1) / 2)
+        let isInk = { (idx: Int) in
+          !isGround[idx] && Luma.integer(p[idx * 4], p[idx * 4 + 1], p[idx * 4 + 2]) < labelLuma
+        }
+        let pageReach = {
+          PageReach(around: minX...maxX, minY...maxY, width: w, height: h,
+                    isBackdrop: { mask[$0] == MaskState.backdrop }, isInk: isInk)
+        }
+        // The page a JPEG's ringing closed off round a dark shape stays the
+        // page: its ground, its off-ground blocks further than the rim's
+        // blend (``GraphicsTuning/unmixedEdge``) from the ink, and what is
+        // mostly page in that blend (lighter than halfway from a label to
+        // the ground).
+        let markPageRound = { (reach: PageReach) in
+          Self.markCaughtPage(inX: minX...maxX, y: minY...maxY, width: w, height: h, pixels: p, isInk: isInk,
+                              reach: reach, pageLuma: (labelLuma + groundLuma) / 2, isGround: isGround,
+                              caught: &caughtPage)
+        }
         // (Its fill is measured on its ink too: a badge's soft drop shadow
         // joins its part and widens its box, 0.59 for a disc.)
-        let panelLabelLuma = min(Luma.integer(ground.r, ground.g, ground.b) - tolerance,
-                                 (Luma.integer(ground.r, ground.g, ground.b) + Luma.integer(ink.r, ink.g, ink.b) + 1) / 2)
         if !isPhotograph && !isSolidShape
             && (fill >= GraphicsTuning.darkPanelDiscFill
-                || Self.inkFill(of: members, width: w, pixels: p, below: panelLabelLuma) >= GraphicsTuning.darkPanelDiscFill) {
+                || Self.inkFill(of: members, width: w, pixels: p, below: labelLuma) >= GraphicsTuning.darkPanelDiscFill) {
           let colour = OKLab(r: ink.r, g: ink.g, b: ink.b)
           // A brand-coloured pill or tag with a light label (a green NEW,
           // a red -20 %) is kept the same way: its colour is the brand's and
@@ -471,10 +494,6 @@ extension DarkVariantGenerator {
             // Its label: the ground it encloses, and what is light (white
             // letters on an off-white page are off the ground, so part of
             // the panel's own pixels).
-            let groundLuma = Luma.integer(ground.r, ground.g, ground.b)
-            // Light: closer to the ground's tone than to the ink's (a JPEG's
-            // white letters on black ring a few levels under the page).
-            let labelLuma = min(groundLuma - tolerance, (groundLuma + Luma.integer(ink.r, ink.g, ink.b) + 1) / 2)
             // (A light pixel near the open page is the rim's ringing or a
             // JPEG's blocks in the corners of a rounded icon, not label.)
             let nearPage = Self.nearBackdrop(inX: minX...maxX, y: minY...maxY, width: w, height: h,
@@ -488,14 +507,7 @@ extension DarkVariantGenerator {
               guard x >= minX, x <= maxX, y >= minY, y <= maxY else { return false }
               return !nearPage[(y - minY) * boxWidth + x - minX]
             }
-            // Its ink: off the ground and darker than a label (a JPEG's
-            // ringing just outside a black disc's rim is lighter, and is
-            // the page's).
-            let isInk = { (idx: Int) in
-              !isGround[idx] && Luma.integer(p[idx * 4], p[idx * 4 + 1], p[idx * 4 + 2]) < labelLuma
-            }
-            let reach = PageReach(around: minX...maxX, minY...maxY, width: w, height: h,
-                                  isBackdrop: { mask[$0] == MaskState.backdrop }, isInk: isInk)
+            let reach = pageReach()
             var label = 0, enclosedGround = 0
             for y in minY...maxY {
               for x in minX...maxX where isLabel(y * w + x) {
@@ -527,16 +539,7 @@ extension DarkVariantGenerator {
                                                             isInk: isInk, isLabel: isLabel,
                                                             isOpen: reach.contains)))
             isDarkPanel = isSolidShape
-            // The page the JPEG's ringing closed off round it stays the page:
-            // its ground, its off-ground blocks further than the rim's blend
-            // (``GraphicsTuning/unmixedEdge``) from the ink, and what is
-            // mostly page in that blend (lighter than halfway from a label
-            // to the ground).
-            if isDarkPanel {
-              Self.markCaughtPage(inX: minX...maxX, y: minY...maxY, width: w, height: h, pixels: p, isInk: isInk,
-                                  reach: reach, pageLuma: (labelLuma + groundLuma) / 2, isGround: isGround,
-                                  caught: &caughtPage)
-            }
+            if isDarkPanel { markPageRound(reach) }
           }
         }
         guard isPhotograph || isSolidShape else {
@@ -573,17 +576,27 @@ extension DarkVariantGenerator {
         let isFlatDarkShape = isSolidShape && !isPhotograph && !isDarkPanel
           && GraphicsTuning.isFlat(levels: levels, smooth: smooth, of: members.count)
           && inkContrast < Double(PictureLook.sufficientContrast)
-        if isFlatDarkShape {
-          let groundLuma = Luma.integer(ground.r, ground.g, ground.b)
-          let labelLuma = min(groundLuma - tolerance, (groundLuma + Luma.integer(ink.r, ink.g, ink.b) + 1) / 2)
-          let isInk = { (idx: Int) in
-            !isGround[idx] && Luma.integer(p[idx * 4], p[idx * 4 + 1], p[idx * 4 + 2]) < labelLuma
+        if isFlatDarkShape { markPageRound(pageReach()) }
+        // A flat product's drop shadow (a red badge's soft grey shadow)
+        // joins its part, and the ground-recoloured treatment's shadow
+        // finder looks only below a subject, so the shadow's faint rim
+        // round the badge would be kept as it is: a light crescent on the
+        // dark surface. Soft shade of the ground
+        // (``isSoftShade(_:_:_:of:groundLuma:)``) that the page reaches
+        // without crossing the product's own colours is the page's, a
+        // shadow on it (``dropShadows(_:width:height:isGround:keep:ground:)``)
+        // or page inverted. A product whose own colour is a shade of the
+        // ground (a grey shape, a white mug) keeps all of its pixels.
+        if groundExactLuma > 1 && !isPhotograph
+            && !Self.isSoftShade(ink.r, ink.g, ink.b, of: ground, groundLuma: groundExactLuma) {
+          let isShade = { (idx: Int) in
+            mask[idx] == MaskState.other
+              && Self.isSoftShade(p[idx * 4], p[idx * 4 + 1], p[idx * 4 + 2], of: ground, groundLuma: groundExactLuma)
           }
           let reach = PageReach(around: minX...maxX, minY...maxY, width: w, height: h,
-                                isBackdrop: { mask[$0] == MaskState.backdrop }, isInk: isInk)
-          Self.markCaughtPage(inX: minX...maxX, y: minY...maxY, width: w, height: h, pixels: p, isInk: isInk,
-                              reach: reach, pageLuma: (labelLuma + groundLuma) / 2, isGround: isGround,
-                              caught: &caughtPage)
+                                isBackdrop: { mask[$0] == MaskState.backdrop },
+                                isInk: { !isGround[$0] && mask[$0] != MaskState.shadow && !isShade($0) })
+          for idx in members where reach.contains(idx) && isShade(idx) { caughtPage[idx] = true }
         }
         labelled.append(isDarkPanel || Self.labelParts(inX: minX...maxX, y: minY...maxY, width: w,
                                                        isLabel: { isGround[$0] && mask[$0] != MaskState.backdrop })

@@ -87,8 +87,13 @@ extension DarkVariantGenerator {
     /// and its ground by. A saturated colour's is lower than its encoded
     /// luma suggests: navy `#1B2A4A` is luma 41 but as dark as a grey of 36.
     static func relativeLuminance(_ r: UInt8, _ g: UInt8, _ b: UInt8) -> Double {
-      0.2126 * linear(fromEncoded: Double(r)) + 0.7152 * linear(fromEncoded: Double(g))
-        + 0.0722 * linear(fromEncoded: Double(b))
+      relativeLuminance(encoded: Double(r), Double(g), Double(b))
+    }
+
+    /// `relativeLuminance` of encoded channels (0...255) that need not be
+    /// whole levels, such as a colour part-way mixed toward white.
+    static func relativeLuminance(encoded r: Double, _ g: Double, _ b: Double) -> Double {
+      0.2126 * linear(fromEncoded: r) + 0.7152 * linear(fromEncoded: g) + 0.0722 * linear(fromEncoded: b)
     }
 
     /// The WCAG 2 contrast ratio (at least 1) of two colours:
@@ -109,8 +114,7 @@ extension DarkVariantGenerator {
       let needed = ratio * (floor + 0.05) - 0.05
       @inline(__always) func luminance(_ t: Double) -> Double {
         let up = { (c: UInt8) in Double(c) + t * (255 - Double(c)) }
-        return 0.2126 * linear(fromEncoded: up(r)) + 0.7152 * linear(fromEncoded: up(g))
-          + 0.0722 * linear(fromEncoded: up(b))
+        return relativeLuminance(encoded: up(r), up(g), up(b))
       }
       guard luminance(0) < needed else { return 0 }
       guard luminance(1) > needed else { return 1 }

@@ -57,7 +57,10 @@ public struct ItemFingerprint: Sendable, Equatable {
   /// under that rule's 2:1 (not an OKLab lightness on which a JPEG's deep
   /// red disc fell either side), flat also when its few smooth pixels
   /// spread; a lift is never dimmed after.
-  public static let outputFormatVersion = 14
+  /// 15: the soft shade of the ground that the page reaches round a flat
+  /// product (a badge's or a pill's drop shadow) is the page's, a shadow
+  /// on it, not a light crescent kept with the product.
+  public static let outputFormatVersion = 15
 
   /// Marquee's version (`marquee --version`).
   public static let marqueeVersion = "0.2.0"
