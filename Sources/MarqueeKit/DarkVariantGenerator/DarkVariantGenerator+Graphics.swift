@@ -136,6 +136,13 @@ extension DarkVariantGenerator {
     static let shadedProductFill = 0.4
     /// See ``shadedProductFill``.
     static let shadedLevels = 8
+    /// The widest gap, in luma levels, inside one coded tone
+    /// (``DarkVariantGenerator/isFewCodedTones(_:floor:)``).
+    static let toneGap = 6
+    /// The widest span, in luma levels, of one flat colour spread by lossy
+    /// coding (``DarkVariantGenerator/isFewCodedTones(_:floor:)``): two
+    /// ``smoothStep``s.
+    static let codedToneSpan = 24
     /// A solid shape whose most common colour is neutral and darker than
     /// this OKLab lightness, with fewer than ``shadedLevels`` smooth levels,
     /// is flat ink (display type, a black block), not a product.
@@ -175,6 +182,10 @@ extension DarkVariantGenerator {
     /// smooth over at least this share of it; a JPEG's grid lines and
     /// letters on a calendar's grey fills are thin, and measure 0.03.
     static let minSmoothShare = 0.1
+    /// The share of a region inside a graphic that is soft shade of the
+    /// page at and above which it is the page's shadow, not a photograph
+    /// (``DarkVariantGenerator/keepPhotographs(in:pixels:width:height:page:isPage:keep:)``).
+    static let pageShadeShare = 0.75
 
     /// Whether a part is flat, a fill rather than shading: its smooth
     /// interior (``DarkVariantGenerator/smoothLevels(of:pixels:width:height:ground:ink:histogram:)``)
@@ -546,7 +557,8 @@ extension DarkVariantGenerator {
           // Graphics, inverted; a photograph placed on it (a thumbnail in a
           // card) is kept all the same.
           if n >= 2 * GraphicsTuning.minPhotoPixels {
-            for box in keepPhotographs(in: members, pixels: p, width: w, height: h, keep: &keep) {
+            for box in keepPhotographs(in: members, pixels: p, width: w, height: h, page: ground, isPage: isGround,
+                                       keep: &keep) {
               for y in box.minY...box.maxY {
                 for x in box.minX...box.maxX where keep[y * w + x] && productOf[y * w + x] < 0 {
                   productOf[y * w + x] = Int32(enclosingBoxes.count)
@@ -929,10 +941,20 @@ extension DarkVariantGenerator {
   /// ``GraphicsTuning/photoLevels`` luma levels or more, on at least
   /// ``GraphicsTuning/minPhotoPixels`` smooth pixels that make up
   /// ``GraphicsTuning/minSmoothShare`` of it, is a photograph. Text, icons
-  /// and grid lines on the panel are flat or thin and stay graphics.
+  /// and grid lines on the panel are flat or thin and stay graphics. A
+  /// region that fades into the page (it touches a pixel of `isPage`) and
+  /// is mostly soft shade of the page (``isSoftShade(_:_:_:of:groundLuma:)``
+  /// of `page`, at least ``GraphicsTuning/pageShadeShare`` of it: a
+  /// JPEG's noise takes a tenth of a shadow off the shade's colours) is the
+  /// card's drop shadow on the page, however many levels its ramp spreads
+  /// over: the shadow finder maps it
+  /// (``dropShadows(_:width:height:isGround:keep:ground:)``), where kept it
+  /// would stay a light crescent round the dark card. A photograph in a
+  /// card sits on the card's own colour.
   /// - Returns: the bounding box of each photograph kept.
   func keepPhotographs(in members: [Int], pixels p: UnsafeBufferPointer<UInt8>, width w: Int, height h: Int,
-                       keep: inout [Bool]) -> [(minX: Int, minY: Int, maxX: Int, maxY: Int)] {
+                       page: RGB8, isPage: [Bool], keep: inout [Bool]) -> [(minX: Int, minY: Int, maxX: Int, maxY: Int)] {
+    let pageLuma = Luma.exact(Double(page.r), Double(page.g), Double(page.b))
     var boxes: [(minX: Int, minY: Int, maxX: Int, maxY: Int)] = []
     var colours = [Int32](repeating: 0, count: 1 << 15)
     let mode = Self.dominantColour(of: members, pixels: p, counts: &colours)
@@ -965,6 +987,17 @@ extension DarkVariantGenerator {
                                                ground: RGB8(r: mode.r, g: mode.g, b: mode.b), ink: nil, histogram: &histogram)
       guard smooth >= GraphicsTuning.minPhotoPixels, levels >= GraphicsTuning.photoLevels,
             Double(smooth) >= GraphicsTuning.minSmoothShare * Double(region.count) else { continue }
+      let fadesIntoPage = region.contains { idx in
+        let x = idx % w
+        return (x > 0 && isPage[idx - 1]) || (x < w - 1 && isPage[idx + 1])
+          || (idx >= w && isPage[idx - w]) || (idx + w < w * h && isPage[idx + w])
+      }
+      if pageLuma > 1 && fadesIntoPage {
+        let shade = region.reduce(0) { count, idx in
+          Self.isSoftShade(p[idx * 4], p[idx * 4 + 1], p[idx * 4 + 2], of: page, groundLuma: pageLuma) ? count + 1 : count
+        }
+        guard Double(shade) < GraphicsTuning.pageShadeShare * Double(region.count) else { continue }
+      }
       var box = (minX: w, minY: h, maxX: 0, maxY: 0)
       for idx in region {
         keep[idx] = true
@@ -1371,8 +1404,36 @@ extension DarkVariantGenerator {
       return x >= minX && x <= maxX && y >= minY && y <= maxY && !isFill(idx * 4)
     }
     guard inside.count >= GraphicsTuning.minLabelPixels else { return false }
-    let (_, levels) = smoothLevels(of: inside, pixels: p, width: w, height: h, ground: colour, ink: nil, histogram: &histogram)
+    let (smooth, levels) = smoothLevels(of: inside, pixels: p, width: w, height: h, ground: colour, ink: nil,
+                                        histogram: &histogram)
     return levels < GraphicsTuning.shadedLevels
+      || isFewCodedTones(histogram, floor: max(2, Int(Double(smooth) * GraphicsTuning.levelShare)))
+  }
+
+  /// Whether a histogram of smooth luma levels (as ``smoothLevels(of:pixels:width:height:ground:ink:histogram:)``
+  /// leaves it) is a few flat tones spread by lossy coding: the levels
+  /// holding at least `floor` pixels, joined across gaps of up to
+  /// ``GraphicsTuning/toneGap`` levels, make fewer than
+  /// ``GraphicsTuning/shadedLevels`` tones, none spanning more than
+  /// ``GraphicsTuning/codedToneSpan`` levels. A JPEG spreads each flat
+  /// colour of a card's text (near-black, red, grey) over 10 to 23 levels
+  /// at quality 10 to 75, so counting levels alone takes the card for a
+  /// photograph; shading (a white mug turning grey) is one run 100 levels
+  /// wide.
+  static func isFewCodedTones(_ histogram: [Int], floor: Int) -> Bool {
+    var tones = 0, start = -1, last = -1
+    for level in 0..<histogram.count where histogram[level] >= floor {
+      if last >= 0 && level - last <= GraphicsTuning.toneGap {
+        last = level
+        continue
+      }
+      if last >= 0 && last - start > GraphicsTuning.codedToneSpan { return false }
+      tones += 1
+      start = level
+      last = level
+    }
+    if last >= 0 && last - start > GraphicsTuning.codedToneSpan { return false }
+    return tones >= 1 && tones < GraphicsTuning.shadedLevels
   }
 
   /// A region's most common colour: the 5-bit-per-channel bin holding most

@@ -39,6 +39,10 @@ extension DarkVariantGenerator {
     /// 186 on `#1C1C1E`); it is inverted as it shows on the light surface
     /// instead. A shaded cut-out is not flat, a light icon holds nothing.
     static let cardShare = 0.5
+    /// How far, in pixels (a square window), a lifted dark mark's
+    /// anti-aliased rim (alpha under ``solidAlpha``) reaches past its solid
+    /// pixels (``DarkVariantGenerator/darkInkMarks(of:darkBelow:)``).
+    static let markRim = 2
   }
 
   /// What the transparent treatment decided about an image's content.
@@ -67,6 +71,16 @@ extension DarkVariantGenerator {
   ///   luminance inverted, so black ink turns near-white and white details
   ///   inside it turn dark, which keeps the drawing legible; saturated brand
   ///   colours are only raised to 4.5:1 contrast instead of turning pastel.
+  /// - In content that is not dark flat ink as a whole, each solid part
+  ///   (4-connected, alpha ≥ 128) that is dark flat ink on its own and
+  ///   smaller than ``GraphicsTuning/productArea`` of the picture, mostly
+  ///   opaque (a letter
+  ///   of a black wordmark beside a gradient mark or a photo) is lifted the
+  ///   same way, with its anti-aliased rim
+  ///   (``TransparentTuning/markRim`` pixels): left as it is, it would
+  ///   show at about 1.1:1 on the dark surface (``darkInkMarks(of:darkBelow:)``).
+  ///   A larger dark flat part is a product's silhouette and keeps its
+  ///   colours, as a shaded one does.
   /// - Everything else (light artwork, and dark *shaded* content such as a
   ///   product cut-out with its drop shadow) keeps its colours, except that
   ///   highlights are dimmed: each pixel is scaled by
@@ -113,6 +127,9 @@ extension DarkVariantGenerator {
         }
       }
     } else {
+      // Dark flat marks beside other content (a black wordmark beside a
+      // gradient mark or a photo) are lifted on their own.
+      let marks = darkInkMarks(of: image, darkBelow: inkThreshold)
       // Scale factor per luma, in 1/65536.
       var factor = [Int](repeating: 65536, count: 256)
       let span = max(255 - inkThreshold, 1)
@@ -126,7 +143,12 @@ extension DarkVariantGenerator {
           var i = 0
           let end = p.count
           while i < end {
-            if p[i + 3] != 0 {
+            if let marks, marks[i / 4], p[i + 3] != 0 {
+              let lifted = liftInk((p[i], p[i + 1], p[i + 2]), visibleLuma: visibleLuma, knee: Tune.darkChromaKnee)
+              p[i] = lifted.0
+              p[i + 1] = lifted.1
+              p[i + 2] = lifted.2
+            } else if p[i + 3] != 0 {
               let k = f[Luma.integer(p[i], p[i + 1], p[i + 2])]
               p[i] = UInt8((Int(p[i]) * k + 32768) >> 16)
               p[i + 1] = UInt8((Int(p[i + 1]) * k + 32768) >> 16)
@@ -138,6 +160,88 @@ extension DarkVariantGenerator {
       }
     }
     return RGBAImage(width: image.width, height: image.height, pixels: out)
+  }
+
+  /// The pixels of the dark flat marks of a transparent picture whose
+  /// content as a whole is not dark flat ink: each 4-connected part of its
+  /// solid pixels (alpha ≥ ``TransparentTuning/solidAlpha``) that is dark
+  /// (mean luma under `darkBelow`), flat (``TransparentTuning/minInkFlatness``
+  /// of it in its ``TransparentTuning/inkPaletteSize`` most common 5-bit
+  /// colours), smaller than ``GraphicsTuning/productArea`` of the
+  /// picture and at least half opaque (a cut-out's soft black shadow is
+  /// solid at its core, alpha 128–140, and stays a shadow), with the
+  /// fainter pixels within ``TransparentTuning/markRim`` of it (its
+  /// anti-aliasing).
+  ///
+  /// - Returns: one flag per pixel, or `nil` when there is no such mark.
+  func darkInkMarks(of image: RGBAImage, darkBelow threshold: Double) -> [Bool]? {
+    typealias Tune = TransparentTuning
+    let w = image.width, h = image.height
+    var marks = [Bool](repeating: false, count: w * h)
+    var visited = [Bool](repeating: false, count: w * h)
+    var found = false
+    image.pixels.withUnsafeBufferPointer { p in
+      let isSolid = { (idx: Int) in p[idx * 4 + 3] >= Tune.solidAlpha }
+      let largest = GraphicsTuning.productArea * Double(w * h)
+      var members: [Int] = [], stack: [Int] = []
+      var counts = [Int32](repeating: 0, count: 1 << 15)
+      for start in 0..<(w * h) where isSolid(start) && !visited[start] {
+        members.removeAll(keepingCapacity: true)
+        visited[start] = true
+        stack.append(start)
+        while let idx = stack.popLast() {
+          members.append(idx)
+          let x = idx % w
+          for n in [x > 0 ? idx - 1 : -1, x < w - 1 ? idx + 1 : -1, idx - w, idx + w]
+          where n >= 0 && n < w * h && !visited[n] && isSolid(n) {
+            visited[n] = true
+            stack.append(n)
+          }
+        }
+        guard Double(members.count) < largest else { continue }
+        var lumaSum = 0, opaque = 0
+        for idx in members {
+          let i = idx * 4
+          if p[i + 3] == 255 { opaque += 1 }
+          lumaSum += Luma.scaled(p[i], p[i + 1], p[i + 2])
+          counts[Int(p[i] >> 3) << 10 | Int(p[i + 1] >> 3) << 5 | Int(p[i + 2] >> 3)] += 1
+        }
+        var top = [Int32](repeating: 0, count: Tune.inkPaletteSize)
+        for idx in members {
+          let i = idx * 4
+          let bin = Int(p[i] >> 3) << 10 | Int(p[i + 1] >> 3) << 5 | Int(p[i + 2] >> 3)
+          let n = counts[bin]
+          guard n > 0 else { continue }
+          counts[bin] = 0
+          guard n > top[top.count - 1] else { continue }
+          var j = top.count - 1
+          while j > 0 && top[j - 1] < n {
+            top[j] = top[j - 1]
+            j -= 1
+          }
+          top[j] = n
+        }
+        let meanLuma = Double(lumaSum) / (256 * Double(members.count))
+        let flatness = Double(top.reduce(0, +)) / Double(members.count)
+        guard meanLuma < threshold && flatness >= Tune.minInkFlatness && 2 * opaque >= members.count else { continue }
+        found = true
+        for idx in members { marks[idx] = true }
+      }
+      guard found else { return }
+      // The anti-aliased rim of each mark.
+      let r = Tune.markRim
+      let solidMarks = marks
+      for idx in 0..<(w * h) where !solidMarks[idx] && p[idx * 4 + 3] != 0 && !isSolid(idx) {
+        let x = idx % w, y = idx / w
+        search: for ny in max(0, y - r)...min(h - 1, y + r) {
+          for nx in max(0, x - r)...min(w - 1, x + r) where solidMarks[ny * w + nx] {
+            marks[idx] = true
+            break search
+          }
+        }
+      }
+    }
+    return found ? marks : nil
   }
 
   /// ``analyzeInk(_:darkBelow:)`` at the level with 3:1 contrast against

@@ -60,7 +60,12 @@ public struct ItemFingerprint: Sendable, Equatable {
   /// 15: the soft shade of the ground that the page reaches round a flat
   /// product (a badge's or a pill's drop shadow) is the page's, a shadow
   /// on it, not a light crescent kept with the product.
-  public static let outputFormatVersion = 15
+  /// 16: a card's drop shadow on the page is no photograph inside the card
+  /// (no light crescent round a dark card); a JPEG's few flat text colours
+  /// are no shading (a white card on cream turns dark at any quality); a
+  /// dark flat wordmark beside a shaded mark or a photo on transparency is
+  /// lifted on its own.
+  public static let outputFormatVersion = 16
 
   /// Marquee's version (`marquee --version`).
   public static let marqueeVersion = "0.2.0"

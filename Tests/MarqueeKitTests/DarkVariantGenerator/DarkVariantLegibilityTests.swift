@@ -49,6 +49,16 @@ private struct TextLayer {
 
 /// A generated banner: a ground (an lavfi source and filters under the
 /// text), and its text layers.
+extension DarkVariantLegibilityTests {
+  fileprivate static let creamCard = "color=0xF5ECDC:s=1170x658,drawbox=x=140:y=110:w=900:h=450:color=0x786450:t=fill,gblur=sigma=16,"
+    + "drawbox=x=130:y=95:w=900:h=450:color=white:t=fill"
+  fileprivate static let creamCardText = [
+    TextLayer(text: "SUMMER SALE", size: 72, colour: "0x19191E", x: 180, y: 140),
+    TextLayer(text: "Half price", size: 110, colour: "0xC81E28", x: 180, y: 250),
+    TextLayer(text: "Today only", size: 40, colour: "0x464650", x: 180, y: 420),
+  ]
+}
+
 private struct GeneratedBanner {
   var id: String
   var width = 1170
@@ -385,6 +395,13 @@ struct DarkVariantLegibilityTests {
                       TextLayer(text: "Free delivery", size: 80, colour: "0x1C1C1E", x: 190, y: 180),
                       TextLayer(text: "On orders over 30", size: 44, colour: "0x555555", x: 190, y: 320),
                     ]),
+    // A white sale card in a warm brown drop shadow (blurred by 16 px,
+    // reaching past the card's top and sides) on a cream page, as a PNG
+    // and as a JPEG: the shadow's faint ramp is no photograph inside the
+    // card, and the JPEG's text colours, spread over 10 to 23 luma levels
+    // each, are no shading.
+    GeneratedBanner(id: "creamcard", ground: Self.creamCard, layers: Self.creamCardText),
+    GeneratedBanner(id: "creamcardjpeg", ground: Self.creamCard, layers: Self.creamCardText, jpegQuality: 8),
     // A white UI card in a deep offset drop shadow on a #F5F5F5 page, its
     // card ten levels lighter than the page: not a product shot.
     GeneratedBanner(id: "uicard", ground: "color=0xF5F5F5:s=1170x658,drawbox=x=125:y=110:w=950:h=480:color=0x777777:t=fill,gblur=sigma=14,drawbox=x=100:y=80:w=950:h=480:color=white:t=fill",
@@ -795,7 +812,7 @@ struct DarkVariantLegibilityTests {
     #expect(onCard.ink > onCard.ground, "bluecard: the text (\(onCard.ink)) is darker than its card (\(onCard.ground))")
   }
 
-  @Test("a card's drop shadow stays darker than the page, never a light glow; a white card on a blue-to-pink page turns a neutral dark card; a white UI card in a deep shadow turns dark, a black card stays dark on a dark page")
+  @Test("a card's drop shadow stays darker than the page, never a light glow or crescent (a white sale card on cream, PNG and JPEG, too); a white card on a blue-to-pink page turns a neutral dark card; a white UI card in a deep shadow turns dark, a black card stays dark on a dark page")
   func shadowsAndTintedPagesKeepTheirLook() throws {
     let b = try Self.built.get()
     /// Mean colour of a box given at 1170 px.
@@ -827,6 +844,19 @@ struct DarkVariantLegibilityTests {
     // The card is a raised dark card: lighter than the page, dark.
     let card = mean(dark, (700, 420, 250, 100))
     #expect(card.luma > mean(dark, page).luma && card.luma < 60, "shadowcard: the card is luma \(card.luma)")
+    // The sale card on cream, PNG and JPEG: a dark card, and its shadow's
+    // faint ramp above and right of it (the light picture's page shaded
+    // 5 to 30 levels) turns dark with the page, not a light crescent.
+    for id in ["creamcard", "creamcardjpeg"] {
+      let light = try b.picture(id, "url"), dark = try b.picture(id, "dark_url")
+      let cardLuma = mean(dark, (700, 330, 250, 60)).luma
+      #expect(cardLuma < 60, "\(id): the card is luma \(cardLuma)")
+      for strip in [(300, 85, 600, 8), (1034, 130, 10, 380)] {
+        #expect(mean(light, strip).luma < mean(light, page).luma - 4, "\(id): no shadow at \(strip) in the light picture")
+        #expect(mean(dark, strip).luma <= mean(dark, page).luma + 4,
+                "\(id): the shadow at \(strip) is luma \(mean(dark, strip).luma), the page \(mean(dark, page).luma): a light crescent")
+      }
+    }
     // The UI card in its deep offset shadow turns a raised dark card too,
     // never a dimmed grey card; the black card stays dark on a page that
     // turns dark, never a grey page.
