@@ -136,6 +136,17 @@ extension DarkVariantGenerator {
     static let shadedProductFill = 0.4
     /// See ``shadedProductFill``.
     static let shadedLevels = 8
+    /// How many times darker in luma than its fill an outline is
+    /// (``DarkVariantGenerator/outlineOfFill(_:fill:pixels:width:height:isGround:)``).
+    static let outlineDarkness = 3.0
+    /// The least share of an outlined fill's part that is its outline.
+    static let minOutlineShare = 0.08
+    /// The most of an outlined fill's pixels next to the page that may be
+    /// the fill itself (a JPEG's ringing breaks the outline here and there).
+    static let fillOnPage = 0.05
+    /// The widest an outline is on average: its dark pixels over the
+    /// pixels of its part next to the page.
+    static let maxOutlineWidth = 16.0
     /// The widest gap, in luma levels, inside one coded tone
     /// (``DarkVariantGenerator/isFewCodedTones(_:floor:)``).
     static let toneGap = 6
@@ -397,6 +408,9 @@ extension DarkVariantGenerator {
         let ink = Self.dominantColour(of: members, pixels: p, counts: &colours)
         let (smooth, levels) = Self.smoothLevels(of: members, pixels: p, width: w, height: h, ground: ground,
                                                  ink: RGB8(r: ink.r, g: ink.g, b: ink.b), histogram: &histogram)
+        // A few flat colours spread by a JPEG (outlined type's fill and
+        // outline) rather than shading.
+        let fewTones = Self.isFewCodedTones(histogram, floor: max(2, Int(Double(smooth) * GraphicsTuning.levelShare)))
         var isPhotograph = smooth >= GraphicsTuning.minPhotoPixels && levels >= GraphicsTuning.photoLevels
         // Its core: the pixels clearly off the ground. A JPEG's ringing and
         // chroma bleeding join a halo to every letter, which fills the gaps
@@ -490,6 +504,20 @@ extension DarkVariantGenerator {
           Self.markCaughtPage(inX: minX...maxX, y: minY...maxY, width: w, height: h, pixels: p, isInk: isInk,
                               reach: reach, pageLuma: (labelLuma + groundLuma) / 2, isGround: isGround,
                               caught: &caughtPage)
+        }
+        // Outlined type (yellow letters in a black outline, a sticker with
+        // a dark keyline): a flat fill that stands off the dark surface as
+        // it is, held off the page by a dark outline. Its fill is kept (the
+        // brand colour, letter by letter alike, whatever their size), its
+        // outline inverted to light with the page's other ink; kept black,
+        // the outline is lost on the dark surface (1.2:1), and inverted, a
+        // yellow turns khaki.
+        var outline: [Int] = []
+        if !isPhotograph && (GraphicsTuning.isFlat(levels: levels, smooth: smooth, of: members.count) || fewTones)
+            && Luma.contrast((ink.r, ink.g, ink.b), surfaceDark) >= Double(PictureLook.sufficientContrast) {
+          outline = Self.outlineOfFill(members, fill: RGB8(r: ink.r, g: ink.g, b: ink.b), pixels: p, width: w,
+                                       height: h, isGround: isGround)
+          isSolidShape = isSolidShape || !outline.isEmpty
         }
         // (Its fill is measured on its ink too: a badge's soft drop shadow
         // joins its part and widens its box, 0.59 for a disc.)
@@ -613,6 +641,7 @@ extension DarkVariantGenerator {
         labelled.append(isDarkPanel || Self.labelParts(inX: minX...maxX, y: minY...maxY, width: w,
                                                        isLabel: { isGround[$0] && mask[$0] != MaskState.backdrop })
                           >= GraphicsTuning.minLabelParts)
+        for idx in outline { caughtPage[idx] = true }
         for idx in members where !caughtPage[idx] { keep[idx] = true; productOf[idx] = Int32(enclosingBoxes.count) }
         keptBoxes.append((minX, minY, maxX, maxY))
         enclosingBoxes.append((minX, minY, maxX, maxY))
@@ -1007,6 +1036,44 @@ extension DarkVariantGenerator {
       boxes.append(box)
     }
     return boxes
+  }
+
+  /// The outline of a flat fill (outlined type, a sticker's keyline) and
+  /// everything between it and the fill, or none: the part's pixels off
+  /// `fill` (by more than ``GraphicsTuning/groundNoise`` in some channel),
+  /// when at least ``GraphicsTuning/minOutlineShare`` of the part is at
+  /// least ``GraphicsTuning/outlineDarkness`` times darker in luma than the
+  /// fill, no more than ``GraphicsTuning/maxOutlineWidth`` times the
+  /// pixels next to the page (a 4-neighbour in `isGround`), and at most
+  /// ``GraphicsTuning/fillOnPage`` of those are the fill: the outline is a
+  /// band that holds the fill off the page all round. A shaded product, or
+  /// a letter in one colour, meets the page with its own colour; a photo
+  /// beside a white panel meets the page on one side only (its dark
+  /// pixels are 90 times its rim, an outline's 3 to 6).
+  static func outlineOfFill(_ region: [Int], fill: RGB8, pixels p: UnsafeBufferPointer<UInt8>, width w: Int,
+                            height h: Int, isGround: [Bool]) -> [Int] {
+    let noise = GraphicsTuning.groundNoise
+    let fillLuma = Double(Luma.integer(fill.r, fill.g, fill.b))
+    var rim = 0, fillOnRim = 0, dark = 0
+    var outline: [Int] = []
+    for idx in region {
+      let i = idx * 4
+      let x = idx % w
+      let isFill = abs(Int(p[i]) - Int(fill.r)) <= noise && abs(Int(p[i + 1]) - Int(fill.g)) <= noise
+        && abs(Int(p[i + 2]) - Int(fill.b)) <= noise
+      if !isFill { outline.append(idx) }
+      if Double(Luma.integer(p[i], p[i + 1], p[i + 2])) * GraphicsTuning.outlineDarkness <= fillLuma { dark += 1 }
+      let onPage = (x > 0 && isGround[idx - 1]) || (x < w - 1 && isGround[idx + 1])
+        || (idx >= w && isGround[idx - w]) || (idx + w < w * h && isGround[idx + w])
+      if onPage {
+        rim += 1
+        if isFill { fillOnRim += 1 }
+      }
+    }
+    guard rim > 0, Double(dark) >= GraphicsTuning.minOutlineShare * Double(region.count),
+          Double(dark) <= GraphicsTuning.maxOutlineWidth * Double(rim),
+          Double(fillOnRim) <= GraphicsTuning.fillOnPage * Double(rim) else { return [] }
+    return outline
   }
 
   /// The share of the bounding box of a part's ink (its pixels under

@@ -65,7 +65,9 @@ public struct ItemFingerprint: Sendable, Equatable {
   /// are no shading (a white card on cream turns dark at any quality); a
   /// dark flat wordmark beside a shaded mark or a photo on transparency is
   /// lifted on its own.
-  public static let outputFormatVersion = 16
+  /// 17: outlined type keeps its fill, its outline inverted (not a dimmed
+  /// grey page).
+  public static let outputFormatVersion = 17
 
   /// Marquee's version (`marquee --version`).
   public static let marqueeVersion = "0.2.0"

@@ -52,6 +52,11 @@ private struct TextLayer {
 extension DarkVariantLegibilityTests {
   fileprivate static let creamCard = "color=0xF5ECDC:s=1170x658,drawbox=x=140:y=110:w=900:h=450:color=0x786450:t=fill,gblur=sigma=16,"
     + "drawbox=x=130:y=95:w=900:h=450:color=white:t=fill"
+  fileprivate static let outlinedType = "color=white:s=1170x658,drawtext=fontfile=/usr/share/fonts/truetype/dejavu/"
+    + "DejaVuSans-Bold.ttf:expansion=none:text='MEGA DEAL':fontsize=140:fontcolor=0xFFD200:borderw=6:bordercolor=black:x=120:y=160"
+  fileprivate static let outlinedTypeText = [
+    TextLayer(text: "this weekend only", size: 56, colour: "0x1E1E1E", x: 120, y: 420),
+  ]
   fileprivate static let creamCardText = [
     TextLayer(text: "SUMMER SALE", size: 72, colour: "0x19191E", x: 180, y: 140),
     TextLayer(text: "Half price", size: 110, colour: "0xC81E28", x: 180, y: 250),
@@ -401,6 +406,10 @@ struct DarkVariantLegibilityTests {
     // card, and the JPEG's text colours, spread over 10 to 23 luma levels
     // each, are no shading.
     GeneratedBanner(id: "creamcard", ground: Self.creamCard, layers: Self.creamCardText),
+    // Outlined type: yellow letters in a 6 px black outline on white, as a
+    // PNG and as a JPEG, beside plain dark text.
+    GeneratedBanner(id: "outlinetype", ground: Self.outlinedType, layers: Self.outlinedTypeText),
+    GeneratedBanner(id: "outlinetypejpeg", ground: Self.outlinedType, layers: Self.outlinedTypeText, jpegQuality: 8),
     GeneratedBanner(id: "creamcardjpeg", ground: Self.creamCard, layers: Self.creamCardText, jpegQuality: 8),
     // A white UI card in a deep offset drop shadow on a #F5F5F5 page, its
     // card ten levels lighter than the page: not a product shot.
@@ -631,6 +640,39 @@ struct DarkVariantLegibilityTests {
     #expect(lumaCorrelation(nightLight, nightDark) > 0.98)
     #expect(b.log.contains("sale: encode finished") && b.log.contains("graphics inverted"), "\(b.log)")
     #expect(b.log.contains("dark: photograph, dimmed"), "\(b.log)")
+  }
+
+  @Test("outlined type (yellow letters in a black outline) keeps its yellow on a page that turns dark, its outline light: never a dimmed grey slab")
+  func outlinedTypeKeepsItsFill() throws {
+    let b = try Self.built.get()
+    for id in ["outlinetype", "outlinetypejpeg"] {
+      let light = try b.picture(id, "url"), dark = try b.picture(id, "dark_url")
+      let k = Double(light.width) / 1170
+      func rgb(_ image: RGBAImage, _ o: Int) -> (Double, Double, Double) {
+        (Double(image.pixels[o * 4]), Double(image.pixels[o * 4 + 1]), Double(image.pixels[o * 4 + 2]))
+      }
+      func luma(_ c: (Double, Double, Double)) -> Double { 0.2126 * c.0 + 0.7152 * c.1 + 0.0722 * c.2 }
+      // The letters' yellow and their outline, in the band of the title
+      // (y 150-330 at 1170 px).
+      var fill = 0, yellow = 0, outline = 0, lightOutline = 0
+      for y in Int(150 * k)..<Int(330 * k) {
+        for x in 0..<light.width {
+          let o = y * light.width + x, l = rgb(light, o), d = rgb(dark, o)
+          if l.0 > 220 && l.1 > 180 && l.2 < 60 {
+            fill += 1
+            if d.0 > d.2 + 60 && d.1 > d.2 + 40 && luma(d) > 90 { yellow += 1 }
+          } else if luma(l) < 40 {
+            outline += 1
+            if luma(d) > 120 { lightOutline += 1 }
+          }
+        }
+      }
+      #expect(fill > 0 && Double(yellow) >= 0.9 * Double(fill), "\(id): \(fill - yellow) of \(fill) yellow pixels lost their yellow")
+      #expect(outline > 0 && Double(lightOutline) >= 0.8 * Double(outline),
+              "\(id): \(outline - lightOutline) of \(outline) outline pixels stayed dark")
+      let page = luma(rgb(dark, Int(600 * k) * light.width + Int(1100 * k)))
+      #expect(page < 60, "\(id): the page is luma \(page)")
+    }
   }
 
   @Test("a photograph inside a light card stays a photograph while the card turns dark")
