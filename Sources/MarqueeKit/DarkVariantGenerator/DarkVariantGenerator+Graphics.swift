@@ -137,7 +137,7 @@ extension DarkVariantGenerator {
     /// See ``shadedProductFill``.
     static let shadedLevels = 8
     /// How many times darker in luma than its fill an outline is
-    /// (``DarkVariantGenerator/outlineOfFill(_:fill:pixels:width:height:isGround:)``).
+    /// (``DarkVariantGenerator/outlineOfFill(_:fill:pixels:width:height:isPage:)``).
     static let outlineDarkness = 3.0
     /// The least share of an outlined fill's part that is its outline.
     static let minOutlineShare = 0.08
@@ -146,7 +146,7 @@ extension DarkVariantGenerator {
     static let fillOnPage = 0.05
     /// The widest an outline is on average: its dark pixels over the
     /// pixels of its part next to the page.
-    static let maxOutlineWidth = 16.0
+    static let maxOutlineWidth = 24.0
     /// The widest gap, in luma levels, inside one coded tone
     /// (``DarkVariantGenerator/isFewCodedTones(_:floor:)``).
     static let toneGap = 6
@@ -516,7 +516,7 @@ extension DarkVariantGenerator {
         if !isPhotograph && (GraphicsTuning.isFlat(levels: levels, smooth: smooth, of: members.count) || fewTones)
             && Luma.contrast((ink.r, ink.g, ink.b), surfaceDark) >= Double(PictureLook.sufficientContrast) {
           outline = Self.outlineOfFill(members, fill: RGB8(r: ink.r, g: ink.g, b: ink.b), pixels: p, width: w,
-                                       height: h, isGround: isGround)
+                                       height: h, isPage: { isGround[$0] && mask[$0] == MaskState.backdrop })
           isSolidShape = isSolidShape || !outline.isEmpty
         }
         // (Its fill is measured on its ink too: a badge's soft drop shadow
@@ -1044,14 +1044,16 @@ extension DarkVariantGenerator {
   /// when at least ``GraphicsTuning/minOutlineShare`` of the part is at
   /// least ``GraphicsTuning/outlineDarkness`` times darker in luma than the
   /// fill, no more than ``GraphicsTuning/maxOutlineWidth`` times the
-  /// pixels next to the page (a 4-neighbour in `isGround`), and at most
+  /// pixels next to the open page (a 4-neighbour for which `isPage`
+  /// holds: ground the page reaches from the border, not a white label the
+  /// fill encloses), and at most
   /// ``GraphicsTuning/fillOnPage`` of those are the fill: the outline is a
   /// band that holds the fill off the page all round. A shaded product, or
   /// a letter in one colour, meets the page with its own colour; a photo
   /// beside a white panel meets the page on one side only (its dark
   /// pixels are 90 times its rim, an outline's 3 to 6).
   static func outlineOfFill(_ region: [Int], fill: RGB8, pixels p: UnsafeBufferPointer<UInt8>, width w: Int,
-                            height h: Int, isGround: [Bool]) -> [Int] {
+                            height h: Int, isPage: (Int) -> Bool) -> [Int] {
     let noise = GraphicsTuning.groundNoise
     let fillLuma = Double(Luma.integer(fill.r, fill.g, fill.b))
     var rim = 0, fillOnRim = 0, dark = 0
@@ -1063,8 +1065,8 @@ extension DarkVariantGenerator {
         && abs(Int(p[i + 2]) - Int(fill.b)) <= noise
       if !isFill { outline.append(idx) }
       if Double(Luma.integer(p[i], p[i + 1], p[i + 2])) * GraphicsTuning.outlineDarkness <= fillLuma { dark += 1 }
-      let onPage = (x > 0 && isGround[idx - 1]) || (x < w - 1 && isGround[idx + 1])
-        || (idx >= w && isGround[idx - w]) || (idx + w < w * h && isGround[idx + w])
+      let onPage = (x > 0 && isPage(idx - 1)) || (x < w - 1 && isPage(idx + 1))
+        || (idx >= w && isPage(idx - w)) || (idx + w < w * h && isPage(idx + w))
       if onPage {
         rim += 1
         if isFill { fillOnRim += 1 }
@@ -1073,7 +1075,25 @@ extension DarkVariantGenerator {
     guard rim > 0, Double(dark) >= GraphicsTuning.minOutlineShare * Double(region.count),
           Double(dark) <= GraphicsTuning.maxOutlineWidth * Double(rim),
           Double(fillOnRim) <= GraphicsTuning.fillOnPage * Double(rim) else { return [] }
-    return outline
+    // Only what the page side reaches without crossing the fill: a white
+    // label inside the fill (a sticker's NEW) is no outline.
+    let offFill = Set(outline)
+    var reached = Set<Int>()
+    var stack = outline.filter { idx in
+      let x = idx % w
+      return (x > 0 && isPage(idx - 1)) || (x < w - 1 && isPage(idx + 1))
+        || (idx >= w && isPage(idx - w)) || (idx + w < w * h && isPage(idx + w))
+    }
+    reached.formUnion(stack)
+    while let idx = stack.popLast() {
+      let x = idx % w
+      for n in [x > 0 ? idx - 1 : -1, x < w - 1 ? idx + 1 : -1, idx - w, idx + w]
+      where n >= 0 && n < w * h && offFill.contains(n) && !reached.contains(n) {
+        reached.insert(n)
+        stack.append(n)
+      }
+    }
+    return outline.filter { reached.contains($0) }
   }
 
   /// The share of the bounding box of a part's ink (its pixels under

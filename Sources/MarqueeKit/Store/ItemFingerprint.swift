@@ -67,7 +67,9 @@ public struct ItemFingerprint: Sendable, Equatable {
   /// lifted on its own.
   /// 17: outlined type keeps its fill, its outline inverted (not a dimmed
   /// grey page).
-  public static let outputFormatVersion = 17
+  /// 18: a keylined sticker's white label is no outline, and a 16 px
+  /// keyline is one.
+  public static let outputFormatVersion = 18
 
   /// Marquee's version (`marquee --version`).
   public static let marqueeVersion = "0.2.0"

@@ -410,6 +410,11 @@ struct DarkVariantLegibilityTests {
     // PNG and as a JPEG, beside plain dark text.
     GeneratedBanner(id: "outlinetype", ground: Self.outlinedType, layers: Self.outlinedTypeText),
     GeneratedBanner(id: "outlinetypejpeg", ground: Self.outlinedType, layers: Self.outlinedTypeText, jpegQuality: 8),
+    // A sticker: an orange disc in a 12 px black keyline, a white NEW on it,
+    // on cream beside dark text.
+    GeneratedBanner(id: "keylinesticker",
+                    ground: "color=0xFAF6EC:s=1170x658,format=rgb24,geq=r='if(lt(hypot(X-300\\,Y-300)\\,188)\\,255\\,if(lt(hypot(X-300\\,Y-300)\\,200)\\,30\\,250))':g='if(lt(hypot(X-300\\,Y-300)\\,188)\\,120\\,if(lt(hypot(X-300\\,Y-300)\\,200)\\,30\\,246))':b='if(lt(hypot(X-300\\,Y-300)\\,188)\\,60\\,if(lt(hypot(X-300\\,Y-300)\\,200)\\,30\\,236))',drawtext=fontfile=/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf:expansion=none:text='NEW':fontsize=90:fontcolor=white:x=205:y=255",
+                    layers: [TextLayer(text: "Fresh drop", size: 60, colour: "0x141414", x: 600, y: 200)]),
     GeneratedBanner(id: "creamcardjpeg", ground: Self.creamCard, layers: Self.creamCardText, jpegQuality: 8),
     // A white UI card in a deep offset drop shadow on a #F5F5F5 page, its
     // card ten levels lighter than the page: not a product shot.
@@ -673,6 +678,39 @@ struct DarkVariantLegibilityTests {
       let page = luma(rgb(dark, Int(600 * k) * light.width + Int(1100 * k)))
       #expect(page < 60, "\(id): the page is luma \(page)")
     }
+  }
+
+  @Test("a keylined sticker keeps its orange and its white label, its keyline light, on a page that turns dark")
+  func keylinedStickerKeepsItsLabel() throws {
+    let b = try Self.built.get()
+    let light = try b.picture("keylinesticker", "url"), dark = try b.picture("keylinesticker", "dark_url")
+    let k = Double(light.width) / 1170
+    func rgb(_ image: RGBAImage, _ o: Int) -> (Double, Double, Double) {
+      (Double(image.pixels[o * 4]), Double(image.pixels[o * 4 + 1]), Double(image.pixels[o * 4 + 2]))
+    }
+    func luma(_ c: (Double, Double, Double)) -> Double { 0.2126 * c.0 + 0.7152 * c.1 + 0.0722 * c.2 }
+    var label = 0, lightLabel = 0, keyline = 0, lightKeyline = 0, fill = 0, orange = 0
+    for y in 0..<light.height {
+      for x in 0..<light.width {
+        let r = hypot(Double(x) / k - 300, Double(y) / k - 300), o = y * light.width + x
+        let l = rgb(light, o), d = rgb(dark, o)
+        if r < 180 && l.2 > 200 {
+          label += 1
+          if luma(d) > 170 { lightLabel += 1 }
+        } else if r < 180 && l.0 > 230 && l.2 < 90 {
+          fill += 1
+          if d.0 > d.2 + 100 { orange += 1 }
+        } else if r > 191 && r < 197 {
+          keyline += 1
+          if luma(d) > 120 { lightKeyline += 1 }
+        }
+      }
+    }
+    #expect(label > 0 && Double(lightLabel) >= 0.9 * Double(label), "\(label - lightLabel) of \(label) label pixels turned dark")
+    #expect(fill > 0 && Double(orange) >= 0.95 * Double(fill), "\(fill - orange) of \(fill) orange pixels lost their orange")
+    #expect(keyline > 0 && Double(lightKeyline) >= 0.8 * Double(keyline), "\(keyline - lightKeyline) of \(keyline) keyline pixels stayed dark")
+    let page = luma(rgb(dark, Int(600 * k) * light.width + Int(1100 * k)))
+    #expect(page < 60, "the page is luma \(page)")
   }
 
   @Test("a photograph inside a light card stays a photograph while the card turns dark")
