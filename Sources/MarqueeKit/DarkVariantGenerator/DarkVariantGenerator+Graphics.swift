@@ -339,17 +339,8 @@ extension DarkVariantGenerator {
     /// Collects the 4-connected component of `start` over pixels where
     /// `inside` holds into `members`.
     func collect(_ start: Int, _ inside: (Int) -> Bool) {
-      members.removeAll(keepingCapacity: true)
-      visited[start] = true
-      stack.append(start)
-      while let idx = stack.popLast() {
-        members.append(idx)
-        let x = idx % w
-        if x > 0, !visited[idx - 1], inside(idx - 1) { visited[idx - 1] = true; stack.append(idx - 1) }
-        if x < w - 1, !visited[idx + 1], inside(idx + 1) { visited[idx + 1] = true; stack.append(idx + 1) }
-        if idx >= w, !visited[idx - w], inside(idx - w) { visited[idx - w] = true; stack.append(idx - w) }
-        if idx + w < w * h, !visited[idx + w], inside(idx + w) { visited[idx + w] = true; stack.append(idx + w) }
-      }
+      Self.collectComponent(from: start, width: w, height: h, visited: &visited, members: &members, stack: &stack,
+                            inside: inside)
     }
 
     image.pixels.withUnsafeBufferPointer { p in
@@ -1036,6 +1027,24 @@ extension DarkVariantGenerator {
       boxes.append(box)
     }
     return boxes
+  }
+
+  /// Collects the 4-connected component of `start` over pixels where
+  /// `inside` holds into `members` (emptied first), marking each in
+  /// `visited`; `stack` is scratch space, left empty.
+  static func collectComponent(from start: Int, width w: Int, height h: Int, visited: inout [Bool],
+                               members: inout [Int], stack: inout [Int], inside: (Int) -> Bool) {
+    members.removeAll(keepingCapacity: true)
+    visited[start] = true
+    stack.append(start)
+    while let idx = stack.popLast() {
+      members.append(idx)
+      let x = idx % w
+      if x > 0, !visited[idx - 1], inside(idx - 1) { visited[idx - 1] = true; stack.append(idx - 1) }
+      if x < w - 1, !visited[idx + 1], inside(idx + 1) { visited[idx + 1] = true; stack.append(idx + 1) }
+      if idx >= w, !visited[idx - w], inside(idx - w) { visited[idx - w] = true; stack.append(idx - w) }
+      if idx + w < w * h, !visited[idx + w], inside(idx + w) { visited[idx + w] = true; stack.append(idx + w) }
+    }
   }
 
   /// The outline of a flat fill (outlined type, a sticker's keyline) and

@@ -186,18 +186,8 @@ extension DarkVariantGenerator {
       var members: [Int] = [], stack: [Int] = []
       var counts = [Int32](repeating: 0, count: 1 << 15)
       for start in 0..<(w * h) where isSolid(start) && !visited[start] {
-        members.removeAll(keepingCapacity: true)
-        visited[start] = true
-        stack.append(start)
-        while let idx = stack.popLast() {
-          members.append(idx)
-          let x = idx % w
-          for n in [x > 0 ? idx - 1 : -1, x < w - 1 ? idx + 1 : -1, idx - w, idx + w]
-          where n >= 0 && n < w * h && !visited[n] && isSolid(n) {
-            visited[n] = true
-            stack.append(n)
-          }
-        }
+        Self.collectComponent(from: start, width: w, height: h, visited: &visited, members: &members, stack: &stack,
+                              inside: isSolid)
         guard Double(members.count) < largest else { continue }
         var lumaSum = 0, opaque = 0
         for idx in members {

@@ -27,6 +27,14 @@ private func contrast(_ a: Double, _ b: Double) -> Double {
   (max(a, b) + 0.05) / (min(a, b) + 0.05)
 }
 
+/// The sRGB-encoded colour of pixel `o` (its index, row by row).
+private func pixelColour(_ image: RGBAImage, _ o: Int) -> (Double, Double, Double) {
+  (Double(image.pixels[o * 4]), Double(image.pixels[o * 4 + 1]), Double(image.pixels[o * 4 + 2]))
+}
+
+/// The Rec. 709 luma of an sRGB-encoded colour, 0–255.
+private func sRGBLuma(_ c: (Double, Double, Double)) -> Double { 0.2126 * c.0 + 0.7152 * c.1 + 0.0722 * c.2 }
+
 private func median(_ values: [Double]) -> Double {
   guard !values.isEmpty else { return 0 }
   return values.sorted()[values.count / 2]
@@ -653,29 +661,25 @@ struct DarkVariantLegibilityTests {
     for id in ["outlinetype", "outlinetypejpeg"] {
       let light = try b.picture(id, "url"), dark = try b.picture(id, "dark_url")
       let k = Double(light.width) / 1170
-      func rgb(_ image: RGBAImage, _ o: Int) -> (Double, Double, Double) {
-        (Double(image.pixels[o * 4]), Double(image.pixels[o * 4 + 1]), Double(image.pixels[o * 4 + 2]))
-      }
-      func luma(_ c: (Double, Double, Double)) -> Double { 0.2126 * c.0 + 0.7152 * c.1 + 0.0722 * c.2 }
       // The letters' yellow and their outline, in the band of the title
       // (y 150-330 at 1170 px).
       var fill = 0, yellow = 0, outline = 0, lightOutline = 0
       for y in Int(150 * k)..<Int(330 * k) {
         for x in 0..<light.width {
-          let o = y * light.width + x, l = rgb(light, o), d = rgb(dark, o)
+          let o = y * light.width + x, l = pixelColour(light, o), d = pixelColour(dark, o)
           if l.0 > 220 && l.1 > 180 && l.2 < 60 {
             fill += 1
-            if d.0 > d.2 + 60 && d.1 > d.2 + 40 && luma(d) > 90 { yellow += 1 }
-          } else if luma(l) < 40 {
+            if d.0 > d.2 + 60 && d.1 > d.2 + 40 && sRGBLuma(d) > 90 { yellow += 1 }
+          } else if sRGBLuma(l) < 40 {
             outline += 1
-            if luma(d) > 120 { lightOutline += 1 }
+            if sRGBLuma(d) > 120 { lightOutline += 1 }
           }
         }
       }
       #expect(fill > 0 && Double(yellow) >= 0.9 * Double(fill), "\(id): \(fill - yellow) of \(fill) yellow pixels lost their yellow")
       #expect(outline > 0 && Double(lightOutline) >= 0.8 * Double(outline),
               "\(id): \(outline - lightOutline) of \(outline) outline pixels stayed dark")
-      let page = luma(rgb(dark, Int(600 * k) * light.width + Int(1100 * k)))
+      let page = sRGBLuma(pixelColour(dark, Int(600 * k) * light.width + Int(1100 * k)))
       #expect(page < 60, "\(id): the page is luma \(page)")
     }
   }
@@ -685,31 +689,27 @@ struct DarkVariantLegibilityTests {
     let b = try Self.built.get()
     let light = try b.picture("keylinesticker", "url"), dark = try b.picture("keylinesticker", "dark_url")
     let k = Double(light.width) / 1170
-    func rgb(_ image: RGBAImage, _ o: Int) -> (Double, Double, Double) {
-      (Double(image.pixels[o * 4]), Double(image.pixels[o * 4 + 1]), Double(image.pixels[o * 4 + 2]))
-    }
-    func luma(_ c: (Double, Double, Double)) -> Double { 0.2126 * c.0 + 0.7152 * c.1 + 0.0722 * c.2 }
     var label = 0, lightLabel = 0, keyline = 0, lightKeyline = 0, fill = 0, orange = 0
     for y in 0..<light.height {
       for x in 0..<light.width {
         let r = hypot(Double(x) / k - 300, Double(y) / k - 300), o = y * light.width + x
-        let l = rgb(light, o), d = rgb(dark, o)
+        let l = pixelColour(light, o), d = pixelColour(dark, o)
         if r < 180 && l.2 > 200 {
           label += 1
-          if luma(d) > 170 { lightLabel += 1 }
+          if sRGBLuma(d) > 170 { lightLabel += 1 }
         } else if r < 180 && l.0 > 230 && l.2 < 90 {
           fill += 1
           if d.0 > d.2 + 100 { orange += 1 }
         } else if r > 191 && r < 197 {
           keyline += 1
-          if luma(d) > 120 { lightKeyline += 1 }
+          if sRGBLuma(d) > 120 { lightKeyline += 1 }
         }
       }
     }
     #expect(label > 0 && Double(lightLabel) >= 0.9 * Double(label), "\(label - lightLabel) of \(label) label pixels turned dark")
     #expect(fill > 0 && Double(orange) >= 0.95 * Double(fill), "\(fill - orange) of \(fill) orange pixels lost their orange")
     #expect(keyline > 0 && Double(lightKeyline) >= 0.8 * Double(keyline), "\(keyline - lightKeyline) of \(keyline) keyline pixels stayed dark")
-    let page = luma(rgb(dark, Int(600 * k) * light.width + Int(1100 * k)))
+    let page = sRGBLuma(pixelColour(dark, Int(600 * k) * light.width + Int(1100 * k)))
     #expect(page < 60, "the page is luma \(page)")
   }
 
