@@ -125,6 +125,19 @@ extension DarkVariantGenerator {
     /// card, not a hole in a product (a mug's handle, a label's letters
     /// are under 2 %).
     static let enclosedPanelArea = 0.1
+    /// How far into a light product (in pixels, 4-connected) its body is
+    /// read behind a hole's antialiased rim: a handle's edge ramps from the
+    /// page to the body over two to three pixels, five with a JPEG's blur.
+    static let holeBodyDepth = 4...6
+    /// A hole in a light product whose body, read ``holeBodyDepth`` inside
+    /// it, is this many times darker in WCAG contrast than the hole is the
+    /// page seen through it (a white mug's handle: 1.7–1.8:1, its body at
+    /// luma 192–200 behind a page of 254); a clipped highlight fades into
+    /// the body it lies on (a mug's lip: 1.1–1.25:1).
+    static let seeThroughStep: Float = 1.5
+    /// See ``seeThroughStep``: a white mug's handle hole is 3–8 % of the
+    /// mug's box.
+    static let minSeeThroughShare = 0.01
     /// …filling at least this share of its bounding box is a product
     /// (a mug with its handle about 0.7, a disc 0.79); display type at 260
     /// pt and more reaches 2 % of a banner but its letters fill 0.35–0.6 of
@@ -687,9 +700,25 @@ extension DarkVariantGenerator {
         // light product's own ground-coloured part (a white mug's clipped
         // highlight) has a light rim. On a transparent page an opaque hole
         // is part of the mark (the white inside a logo).
+        let holeLuminance = ShownPicture.luminance(ofLuma: ownLuma / members.count)
         let seeThrough = rim > 0 && pageIsOpaque
-          && ShownPicture.contrast(ShownPicture.luminance(ofLuma: ownLuma / members.count),
-                                   ShownPicture.luminance(ofLuma: rimLuma / rim)) >= PictureLook.markContrast
+          && ShownPicture.contrast(holeLuminance, ShownPicture.luminance(ofLuma: rimLuma / rim))
+            >= PictureLook.markContrast
+        // A hole in a light product whose body, a few pixels behind the
+        // rim's antialiasing, steps down from the page's tone is the page
+        // too (a white mug's handle, ``GraphicsTuning/seeThroughStep``; a
+        // body darker than the mark contrast is a label's ground, the red
+        // behind a badge's white letters whose antialiased rim is lighter),
+        // labelled or not, when it is as large as a handle
+        // (``GraphicsTuning/minSeeThroughShare`` of the product's box; a
+        // label's letters are smaller); a clipped highlight fades into the
+        // body it lies on and stays with it.
+        let seenThroughBody = !seeThrough && rim > 0 && pageIsOpaque
+          && (Self.bodyLuma(behind: members, width: w, height: h, pixels: p, depth: GraphicsTuning.holeBodyDepth,
+                            inside: { keep[$0] && productOf[$0] >= 0 }).map {
+                let step = ShownPicture.contrast(holeLuminance, ShownPicture.luminance(ofLuma: $0))
+                return step >= GraphicsTuning.seeThroughStep && step < PictureLook.markContrast
+              } ?? false)
         // A speck of ground a few pixels from the page (a JPEG's ringing
         // round a dark badge's rim closes it off) is the page, not a label,
         // and so is ground the page reaches past a dark panel's ringing.
@@ -703,7 +732,10 @@ extension DarkVariantGenerator {
         let enclosed = !speck && touched.contains { k in
           let box = enclosingBoxes[Int(k)]
           return minX >= box.minX && maxX <= box.maxX && minY >= box.minY && maxY <= box.maxY
-            && (labelled[Int(k)] || !seeThrough)
+            && (seenThroughBody
+                  ? labelled[Int(k)] && Double(members.count)
+                    < GraphicsTuning.minSeeThroughShare * Double((box.maxX - box.minX + 1) * (box.maxY - box.minY + 1))
+                  : labelled[Int(k)] || !seeThrough)
         }
         if enclosed { for idx in members { keep[idx] = true } }
       }
@@ -1027,6 +1059,33 @@ extension DarkVariantGenerator {
       boxes.append(box)
     }
     return boxes
+  }
+
+  /// The mean luma of the pixels `depth` steps (4-connected, counted from
+  /// 1 at the region's rim) away from `region` through pixels where
+  /// `inside` holds: what lies behind a hole's antialiased rim. Nil when
+  /// no pixel lies that deep (a hairline round the hole).
+  static func bodyLuma(behind region: [Int], width w: Int, height h: Int, pixels p: UnsafeBufferPointer<UInt8>,
+                       depth: ClosedRange<Int>, inside: (Int) -> Bool) -> Int? {
+    var seen = Set(region)
+    var frontier = region, next: [Int] = []
+    var sum = 0, count = 0
+    for step in 1...depth.upperBound {
+      next.removeAll(keepingCapacity: true)
+      for idx in frontier {
+        let x = idx % w
+        for n in [x > 0 ? idx - 1 : -1, x < w - 1 ? idx + 1 : -1, idx - w, idx + w]
+        where n >= 0 && n < w * h && inside(n) && seen.insert(n).inserted {
+          next.append(n)
+          if depth.contains(step) {
+            sum += Luma.integer(p[n * 4], p[n * 4 + 1], p[n * 4 + 2])
+            count += 1
+          }
+        }
+      }
+      swap(&frontier, &next)
+    }
+    return count > 0 ? sum / count : nil
   }
 
   /// Collects the 4-connected component of `start` over pixels where

@@ -69,7 +69,9 @@ public struct ItemFingerprint: Sendable, Equatable {
   /// grey page).
   /// 18: a keylined sticker's white label is no outline, and a 16 px
   /// keyline is one.
-  public static let outputFormatVersion = 18
+  /// 19: the page seen through a light product's handle (its body a step
+  /// darker a few pixels behind the rim) turns dark with the page.
+  public static let outputFormatVersion = 19
 
   /// Marquee's version (`marquee --version`).
   public static let marqueeVersion = "0.2.0"

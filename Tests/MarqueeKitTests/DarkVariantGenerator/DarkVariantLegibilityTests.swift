@@ -1202,6 +1202,43 @@ struct DarkVariantLegibilityTests {
     #expect(r >= 0.8, "the photo's luma correlates at r = \(r)")
   }
 
+  @Test("a white mug on white, PNG and a coarse JPEG: the page seen through its handle turns dark with the page, while the handle and the mug's lip highlight stay light",
+        .enabled(if: Corpus.skipReason == nil))
+  func whiteMugHandleHole() throws {
+    let fixture = try BatchFixture("dark-white-handle")
+    defer { fixture.remove() }
+    // The handle's hole is the page's white, enclosed by a light grey
+    // handle (1.2:1 at its antialiased rim, about 1.7:1 a few pixels in);
+    // the lip's clipped highlight is the page's white too, fading into the
+    // body it lies on. Kept white, the hole was a white slab beside the
+    // dark page.
+    let mug = try Corpus.url("image-jpeg-product-white-mug-on-white-1000.jpg").path
+    let graph = "color=white:s=1170x658[bg];movie=\(mug),scale=500:500[m];[bg][m]overlay=640:100"
+    try Oracle.generate(["-f", "lavfi", "-i", graph, "-frames:v", "1"], to: fixture.dir.appendingPathComponent("mug.png"))
+    try Oracle.generate(["-f", "lavfi", "-i", graph, "-frames:v", "1", "-q:v", "14"],
+                        to: fixture.dir.appendingPathComponent("mugjpeg.jpg"))
+    try fixture.job([["id": "mug", "type": "image", "source": "mug.png"],
+                     ["id": "mugjpeg", "type": "image", "source": "mugjpeg.jpg"]], baseURL: nil)
+    let built = try buildAndVerify(fixture)
+    for id in ["mug", "mugjpeg"] {
+      let light = try built.picture(id, "url"), dark = try built.picture(id, "dark_url")
+      let k = Double(light.width) / 1170
+      func luma(_ image: RGBAImage, _ x: Int, _ y: Int) -> Double { sRGBLuma(pixelColour(image, Int(Double(y) * k) * image.width + Int(Double(x) * k))) }
+      // The hole's middle, 60x60 px: page white in the light picture.
+      var hole = 0.0, light255 = 0.0, n = 0.0
+      for y in stride(from: 305, to: 365, by: 3) {
+        for x in stride(from: 1005, to: 1065, by: 3) {
+          hole += luma(dark, x, y); light255 += luma(light, x, y); n += 1
+        }
+      }
+      #expect(light255 / n > 240, "\(id): the light hole is luma \(light255 / n)")
+      #expect(hole / n < 70, "\(id): the page seen through the handle is luma \(hole / n) in the dark variant")
+      #expect(luma(dark, 1095, 330) > 150, "\(id): the handle is luma \(luma(dark, 1095, 330))")
+      #expect(luma(dark, 960, 222) > 200, "\(id): the lip's highlight is luma \(luma(dark, 960, 222))")
+      #expect(luma(dark, 300, 500) < 70, "\(id): the page is luma \(luma(dark, 300, 500))")
+    }
+  }
+
   @Test("a product card (a photo in a white frame with its caption, on a grey page beside a heavy black price) and a polaroid drawn with a hairline: the frame and page turn dark, price and captions light, the photo stays a photograph",
         .enabled(if: Corpus.skipReason == nil))
   func framedPhotoBesideHeavyPrice() throws {
