@@ -114,6 +114,7 @@ public struct ImageRenderer: Sendable {
     // banners.json `url`, the one `verify` judges); the others are it,
     // resized, so every width looks alike.
     var chosen: DarkVariant?
+    var judgements = DarkJudgements()
     for rung in ladder.reversed() {
       var encoded: [(String, Data)]?
       let resized: RGBAImage
@@ -135,6 +136,7 @@ public struct ImageRenderer: Sendable {
           }
         } else {
           let judged = try codedDarkVariant(of: resized, names: paths(width: rung.width), file: file)
+          judgements = judged.judgements
           chosen = judged.variant
           encoded = judged.files
           rungDark = .picture(judged.variant.image)
@@ -157,6 +159,7 @@ public struct ImageRenderer: Sendable {
       sourceWidth: header.width, sourceHeight: header.height, sourceSummary: header.summary,
       darkKind: chosen?.kind ?? .photograph, warnings: unique(warnings + Self.darkWarnings(chosen)), darkPolicy: dark.kind)
     set.darkMethod = chosen?.method ?? .dimmed
+    set.darkJudgements = judgements
     set.health = picture.damage.map { SourceHealth(damagedStill: $0) }
     return (files, set)
   }
@@ -169,12 +172,15 @@ public struct ImageRenderer: Sendable {
   /// picture is transparent or the JPEGs show the WebPs' pictures).
   ///
   /// - Returns: the variant and the rung's four encoded files.
-  func codedDarkVariant(of image: RGBAImage, names: RungPaths,
-                        file: String) throws(MarqueeError) -> (variant: DarkVariant, files: [(String, Data)]) {
+  func codedDarkVariant(of image: RGBAImage, names: RungPaths, file: String) throws(MarqueeError)
+    -> (variant: DarkVariant, files: [(String, Data)], judgements: DarkJudgements)
+  {
     let light = try encodeStill(image, dark: .sameAsLight, names: names, file: file).prefix(2)
-    let lightWebP = decodedStill(light[light.startIndex].1, name: names.webp)
-    let lightJPEG = decodedStill(light[light.startIndex + 1].1, name: names.jpeg)
+    let lightWebPData = light[light.startIndex].1, lightJPEGData = light[light.startIndex + 1].1
+    let lightWebP = decodedStill(lightWebPData, name: names.webp)
+    let lightJPEG = decodedStill(lightJPEGData, name: names.jpeg)
     let check = DarkVariantCheck(surfaces: PictureLook.Surfaces(light: options.background, dark: options.darkSurface))
+    var judgements = DarkJudgements()
     let judged = try darkGenerator.makeCodedDarkVariant(
       of: image, encode: { (dark) throws(MarqueeError) in try encodeDark(dark, names: names, file: file) },
       problems: { darkFiles in
@@ -182,12 +188,18 @@ public struct ImageRenderer: Sendable {
         // of its outputs.
         guard let lightWebP, let darkWebP = decodedStill(darkFiles[0].1, name: names.darkWebp) else { return [] }
         let webpProblems = check.problems(light: lightWebP, dark: darkWebP)
+        judgements.record(light: lightWebPData, dark: darkFiles[0].1, problems: webpProblems)
         guard !lightWebP.hasTransparency, let lightJPEG,
               let darkJPEG = decodedStill(darkFiles[1].1, name: names.darkJpeg) else { return webpProblems }
-        if CodedAlike.same(lightJPEG, lightWebP) && CodedAlike.same(darkJPEG, darkWebP) { return webpProblems }
-        return webpProblems + check.problems(light: lightJPEG, dark: darkJPEG)
+        // What `verify` finds for the JPEG pair: the WebP pair's judgement
+        // when the JPEGs show the same pictures, its own otherwise.
+        let alike = CodedAlike.same(lightJPEG, lightWebP) && CodedAlike.same(darkJPEG, darkWebP)
+        let jpegProblems = alike ? webpProblems : check.problems(light: lightJPEG, dark: darkJPEG)
+        judgements.record(light: lightJPEGData, dark: darkFiles[1].1, problems: jpegProblems)
+        return alike ? webpProblems : webpProblems + jpegProblems
       })
-    return (judged.variant, Array(light) + judged.files)
+    let files = Array(light) + judged.files
+    return (judged.variant, files, judgements.published(files.map(\.1)))
   }
 
   /// An encoded still decoded as `verify` decodes it, or `nil`.

@@ -55,6 +55,10 @@ public struct RenderedImageSet: Sendable, Equatable {
   /// The method that made the dark variants (chosen on the widest
   /// rendition, applied to every width and frame).
   public var darkMethod: DarkMethod = .dimmed
+  /// The dark-variant rules' findings for the published widest rung's file
+  /// pairs, judged as published, for the build's own check of its outputs
+  /// (``DarkJudgements``); empty for animations and other policies.
+  public var darkJudgements = DarkJudgements()
   /// Things the job author may want to know (profile ignored, frames
   /// dropped, animation downscaled, corrupt-but-decodable data).
   public var warnings: [String]

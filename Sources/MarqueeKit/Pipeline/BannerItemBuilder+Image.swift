@@ -19,6 +19,6 @@ extension BannerItemBuilder {
       : Self.darkSummary(spec.dark, what: "dark")
     let summary = "\(set.sourceSummary) → \(widths) WebP + JPEG\(animation)\(darkText)"
     return ItemProduct(entry: .image(set.manifestEntry(id: spec.id, link: spec.link)), warnings: set.warnings,
-                       summary: summary, health: set.health)
+                       summary: summary, health: set.health, darkJudgements: set.darkJudgements)
   }
 }

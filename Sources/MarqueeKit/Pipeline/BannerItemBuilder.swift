@@ -10,6 +10,9 @@ struct ItemProduct: Sendable {
   /// The source's health (`SourceHealth`): a video's, or a damaged
   /// still's built under `allow_damaged_sources`; nil for a whole still.
   var health: SourceHealth? = nil
+  /// What the stages already judged of the dark files they wrote
+  /// (``DarkJudgements``), for the build's check of its outputs.
+  var darkJudgements = DarkJudgements()
 }
 
 /// Runs one banner's stage chain into a folder: the seam between the

@@ -553,7 +553,8 @@ struct BuildRun: Sendable {
                                   buildSeconds: encoded)
       record.health = health
       let verifyStart = Date()
-      let violations = verifyObject(record, spec: spec, filesRoot: produced, scratch: folder)
+      let violations = verifyObject(record, spec: spec, filesRoot: produced, scratch: folder,
+                                    judged: product.darkJudgements)
       guard violations.isEmpty else {
         throw MarqueeError(.verification, "outputs fail verification: " + violations.map { "\($0.file): \($0.problem)" }.joined(separator: "; "))
       }
@@ -577,8 +578,11 @@ struct BuildRun: Sendable {
     }
   }
 
-  /// Decodes and checks a freshly built item before it enters the store.
-  private func verifyObject(_ record: StoredItem, spec: BannerSpec, filesRoot: URL, scratch: URL) -> [Violation] {
+  /// Decodes and checks a freshly built item before it enters the store;
+  /// a dark pair whose bytes the stages already judged takes that
+  /// judgement (`judged`, ``DarkJudgements``).
+  private func verifyObject(_ record: StoredItem, spec: BannerSpec, filesRoot: URL, scratch: URL,
+                            judged: DarkJudgements) -> [Violation] {
     let files = AssetFiles(root: filesRoot, displayPrefix: Self.bundleFolder(spec, record.hash))
     let assets = record.verification(id: spec.id, autoplay: spec.autoplay, muted: spec.muted)
     if let video = assets.video {
@@ -589,6 +593,7 @@ struct BuildRun: Sendable {
     if let image = assets.image {
       var verifier = ImageAssetVerifier(assets: image, files: files, decode: true)
       verifier.surfaces = job.settings.surfaces
+      verifier.judged = judged
       return verifier.run()
     }
     return [Violation(item: spec.id, file: files.display(""), problem: "the record describes no outputs")]

@@ -81,7 +81,9 @@ struct ImageAssetVerifier {
         guard let light = pictures[lightKey], let dark = pictures[darkKey] else { continue }
         if lightKey == "jpeg_url" && transparent { continue }
         let problems: [String]
-        if lightKey == "jpeg_url", let judged = webpProblems, let webpLight = pictures["url"],
+        if let known = judgedProblems(lightKey, darkKey) {
+          problems = known
+        } else if lightKey == "jpeg_url", let judged = webpProblems, let webpLight = pictures["url"],
            let webpDark = pictures["dark_url"], CodedAlike.same(light, webpLight), CodedAlike.same(dark, webpDark) {
           problems = judged
         } else {
@@ -137,6 +139,25 @@ struct ImageAssetVerifier {
   private var narrowerLight: [String: RGBAImage] = [:]
   /// What images are shown on (`PictureLook`'s dark-variant rules).
   var surfaces = PictureLook.Surfaces.standard
+  /// Pairs the build already judged as published (``DarkJudgements``): a
+  /// pair whose two files hold exactly the judged bytes takes that
+  /// judgement. Empty for `marquee verify`, which judges every pair.
+  var judged = DarkJudgements()
+
+  /// The recorded judgement of the files under `lightKey` and `darkKey`,
+  /// read from disk and named by their digests, or nil.
+  private func judgedProblems(_ lightKey: String, _ darkKey: String) -> [String]? {
+    guard judged.count > 0,
+          let lightPath = assets.files.first(where: { $0.key == lightKey })?.path,
+          let darkPath = assets.files.first(where: { $0.key == darkKey })?.path,
+          let light = try? files.open(lightPath).readAll(limit: Self.maxJudgedFileBytes),
+          let dark = try? files.open(darkPath).readAll(limit: Self.maxJudgedFileBytes) else { return nil }
+    return judged.problems(light: light, dark: dark)
+  }
+
+  /// A file larger than this is judged afresh rather than read whole for
+  /// its digest (a still rung's WebP or JPEG is far smaller).
+  static let maxJudgedFileBytes: Int64 = 64 << 20
 
   private mutating func check(_ file: ImageAssets.File) {
     guard (files.size(file.path) ?? 0) > 0 else {
