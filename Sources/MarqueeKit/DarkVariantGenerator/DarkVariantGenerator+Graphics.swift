@@ -138,6 +138,14 @@ extension DarkVariantGenerator {
     /// See ``seeThroughStep``: a white mug's handle hole is 3–8 % of the
     /// mug's box.
     static let minSeeThroughShare = 0.01
+    /// …and the page lies past the wall round it, within this share of the
+    /// product box's shorter side (a mug's handle is 5–7 % of the mug)…
+    static let maxHandleWall = 0.1
+    /// …along at least this share of its rim (a handle's hole: its arc,
+    /// 0.55–0.63 of the rim, 0.24 in a quality-14 JPEG whose blocks thicken
+    /// the wall; a white logo or a highlight streak on the mug's body has
+    /// no thin wall, 0–0.05).
+    static let minThinWallShare = 0.2
     /// …filling at least this share of its bounding box is a product
     /// (a mug with its handle about 0.7, a disc 0.79); display type at 260
     /// pt and more reaches 2 % of a banner but its letters fill 0.35–0.6 of
@@ -733,8 +741,12 @@ extension DarkVariantGenerator {
           let box = enclosingBoxes[Int(k)]
           return minX >= box.minX && maxX <= box.maxX && minY >= box.minY && maxY <= box.maxY
             && (seenThroughBody
-                  ? labelled[Int(k)] && Double(members.count)
-                    < GraphicsTuning.minSeeThroughShare * Double((box.maxX - box.minX + 1) * (box.maxY - box.minY + 1))
+                  ? (labelled[Int(k)] && Double(members.count)
+                       < GraphicsTuning.minSeeThroughShare * Double((box.maxX - box.minX + 1) * (box.maxY - box.minY + 1)))
+                    || Self.thinWallShare(of: members, width: w, height: h,
+                                          within: max(1, Int(GraphicsTuning.maxHandleWall
+                                                             * Double(min(box.maxX - box.minX, box.maxY - box.minY) + 1))),
+                                          isPage: { mask[$0] == MaskState.backdrop }) < GraphicsTuning.minThinWallShare
                   : labelled[Int(k)] || !seeThrough)
         }
         if enclosed { for idx in members { keep[idx] = true } }
@@ -1086,6 +1098,44 @@ extension DarkVariantGenerator {
       swap(&frontier, &next)
     }
     return count > 0 ? sum / count : nil
+  }
+
+  /// The share of `region`'s rim (the pixels 4-adjacent to it outside it)
+  /// from which a pixel where `isPage` holds lies at most `steps` steps
+  /// away (4-connected, outside the region): how much of a hole's wall is
+  /// thin, the page just past it. Each pixel is reached from its nearest
+  /// rim pixel (a breadth-first walk from the whole rim at once).
+  static func thinWallShare(of region: [Int], width w: Int, height h: Int, within steps: Int,
+                            isPage: (Int) -> Bool) -> Double {
+    var origin: [Int: Int32] = [:]
+    for idx in region { origin[idx] = -1 }
+    var rim: [Int] = []
+    for idx in region {
+      let x = idx % w
+      for n in [x > 0 ? idx - 1 : -1, x < w - 1 ? idx + 1 : -1, idx - w, idx + w]
+      where n >= 0 && n < w * h && origin[n] == nil {
+        origin[n] = Int32(rim.count)
+        rim.append(n)
+      }
+    }
+    guard !rim.isEmpty else { return 0 }
+    var thin = [Bool](repeating: false, count: rim.count)
+    var frontier = rim, next: [Int] = []
+    for _ in 0..<steps {
+      next.removeAll(keepingCapacity: true)
+      for idx in frontier {
+        guard let from = origin[idx], from >= 0 else { continue }
+        if isPage(idx) { thin[Int(from)] = true; continue }
+        let x = idx % w
+        for n in [x > 0 ? idx - 1 : -1, x < w - 1 ? idx + 1 : -1, idx - w, idx + w]
+        where n >= 0 && n < w * h && origin[n] == nil {
+          origin[n] = from
+          next.append(n)
+        }
+      }
+      swap(&frontier, &next)
+    }
+    return Double(thin.lazy.filter { $0 }.count) / Double(rim.count)
   }
 
   /// Collects the 4-connected component of `start` over pixels where

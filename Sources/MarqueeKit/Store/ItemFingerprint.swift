@@ -71,7 +71,10 @@ public struct ItemFingerprint: Sendable, Equatable {
   /// keyline is one.
   /// 19: the page seen through a light product's handle (its body a step
   /// darker a few pixels behind the rim) turns dark with the page.
-  public static let outputFormatVersion = 19
+  /// 20: only a hole the page lies just past (a handle's wall, 10 % of
+  /// the product's shorter side) is see-through; a white mark on the body
+  /// stays.
+  public static let outputFormatVersion = 20
 
   /// Marquee's version (`marquee --version`).
   public static let marqueeVersion = "0.2.0"

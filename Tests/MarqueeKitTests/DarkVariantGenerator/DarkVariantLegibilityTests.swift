@@ -1202,7 +1202,7 @@ struct DarkVariantLegibilityTests {
     #expect(r >= 0.8, "the photo's luma correlates at r = \(r)")
   }
 
-  @Test("a white mug on white, PNG and a coarse JPEG: the page seen through its handle turns dark with the page, while the handle and the mug's lip highlight stay light",
+  @Test("a white mug on white, PNG and a coarse JPEG: the page seen through its handle turns dark with the page, while the handle, the mug's lip highlight and a white square on its body stay light",
         .enabled(if: Corpus.skipReason == nil))
   func whiteMugHandleHole() throws {
     let fixture = try BatchFixture("dark-white-handle")
@@ -1213,7 +1213,10 @@ struct DarkVariantLegibilityTests {
     // body it lies on. Kept white, the hole was a white slab beside the
     // dark page.
     let mug = try Corpus.url("image-jpeg-product-white-mug-on-white-1000.jpg").path
-    let graph = "color=white:s=1170x658[bg];movie=\(mug),scale=500:500[m];[bg][m]overlay=640:100"
+    // A white square printed on a grey patch of the mug's body, as large
+    // as the hole and as far below the patch's tone, but with no thin wall
+    // to the page, is a mark on the mug and stays white.
+    let graph = "color=white:s=1170x658[bg];movie=\(mug),scale=500:500[m];[bg][m]overlay=640:100,drawbox=x=840:y=380:w=96:h=96:color=0xC8C8C8:t=fill,drawbox=x=860:y=400:w=56:h=56:color=white:t=fill"
     try Oracle.generate(["-f", "lavfi", "-i", graph, "-frames:v", "1"], to: fixture.dir.appendingPathComponent("mug.png"))
     try Oracle.generate(["-f", "lavfi", "-i", graph, "-frames:v", "1", "-q:v", "14"],
                         to: fixture.dir.appendingPathComponent("mugjpeg.jpg"))
@@ -1235,6 +1238,7 @@ struct DarkVariantLegibilityTests {
       #expect(hole / n < 70, "\(id): the page seen through the handle is luma \(hole / n) in the dark variant")
       #expect(luma(dark, 1095, 330) > 150, "\(id): the handle is luma \(luma(dark, 1095, 330))")
       #expect(luma(dark, 960, 222) > 200, "\(id): the lip's highlight is luma \(luma(dark, 960, 222))")
+      #expect(luma(dark, 888, 428) > 200, "\(id): the white square on the body is luma \(luma(dark, 888, 428))")
       #expect(luma(dark, 300, 500) < 70, "\(id): the page is luma \(luma(dark, 300, 500))")
     }
   }
