@@ -441,7 +441,7 @@ extension PictureLook {
     // type at 300 pt: about 1.5 tiles) and a letter smaller; a product, a
     // panel, a caption bar, the page and its margin round a card are not.
     var isShape = [Bool](repeating: false, count: tiles.count)
-    var table: [Int32] = []
+    let square = Int((shapeThickness * Double(side)).rounded())
     // Regions of one tone (8-level luma bands within one of a band `b`,
     // 4-connected), labelled per band on first use, and their sizes.
     var regionLabels: [Int: [Int32]] = [:]
@@ -452,21 +452,27 @@ extension PictureLook {
       if regionLabels[b] == nil {
         var labels = [Int32](repeating: -1, count: w * h)
         var sizes: [Int] = []
-        for start in 0..<(w * h) where labels[start] < 0 && abs(Int(light.luma[start] >> 3) - b) <= 1 && light.opaque[start] {
-          let label = Int32(sizes.count)
-          var size = 0
-          labels[start] = label
-          fill.append(start)
-          while let o = fill.popLast() {
-            size += 1
-            let x = o % w
-            for q in [x > 0 ? o - 1 : -1, x < w - 1 ? o + 1 : -1, o - w, o + w]
-            where q >= 0 && q < w * h && labels[q] < 0 && light.opaque[q] && abs(Int(light.luma[q] >> 3) - b) <= 1 {
-              labels[q] = label
-              fill.append(q)
+        light.luma.withUnsafeBufferPointer { luma in
+          light.opaque.withUnsafeBufferPointer { opaque in
+            labels.withUnsafeMutableBufferPointer { labels in
+              func inTone(_ o: Int) -> Bool { labels[o] < 0 && opaque[o] && abs(Int(luma[o] >> 3) - b) <= 1 }
+              for start in 0..<(w * h) where inTone(start) {
+                let label = Int32(sizes.count)
+                var size = 0
+                labels[start] = label
+                fill.append(start)
+                while let o = fill.popLast() {
+                  size += 1
+                  let x = o % w
+                  if x > 0 && inTone(o - 1) { labels[o - 1] = label; fill.append(o - 1) }
+                  if x < w - 1 && inTone(o + 1) { labels[o + 1] = label; fill.append(o + 1) }
+                  if o >= w && inTone(o - w) { labels[o - w] = label; fill.append(o - w) }
+                  if o + w < w * h && inTone(o + w) { labels[o + w] = label; fill.append(o + w) }
+                }
+                sizes.append(size)
+              }
             }
           }
-          sizes.append(size)
         }
         regionLabels[b] = labels
         regionSizes[b] = sizes
@@ -481,37 +487,85 @@ extension PictureLook {
       }
       return Double(largest) >= largeRegionShare * Double(w * h)
     }
+    // Each tile with marks reads a window of 9x9 tiles round it. A
+    // summed-area table of the pixels that differ from one ground is built
+    // per window, or once over the whole picture for a ground whose
+    // windows together cover more pixels than the picture has (a page's
+    // text): a square's sum is the same in either table.
+    func window(_ tx: Int, _ ty: Int) -> (x0: Int, y0: Int, x1: Int, y1: Int) {
+      (max(0, tx - 4) * side, max(0, ty - 4) * side, min(w, (tx + 5) * side), min(h, (ty + 5) * side))
+    }
+    var windowArea: [Float: Int] = [:]
+    for ty in 0..<tilesY {
+      for tx in 0..<tilesX where tiles[ty * tilesX + tx].marks > 0 {
+        let win = window(tx, ty)
+        guard square <= min(win.x1 - win.x0, win.y1 - win.y0) else { continue }
+        windowArea[tiles[ty * tilesX + tx].groundLuminance, default: 0] += (win.x1 - win.x0) * (win.y1 - win.y0)
+      }
+    }
+    /// The summed-area table of the opaque pixels differing from `ground`
+    /// by `markContrast`, over x0..<x1, y0..<y1, into `table`: row stride
+    /// `x1 - x0 + 1`, entry (x, y) the count above and left of it.
+    func differingTable(ground: Float, x0: Int, y0: Int, x1: Int, y1: Int, into table: inout [Int32]) {
+      let ww = x1 - x0, wh = y1 - y0, stride = ww + 1
+      table.removeAll(keepingCapacity: true)
+      table.append(contentsOf: repeatElement(0, count: stride * (wh + 1)))
+      light.luminance.withUnsafeBufferPointer { luminance in
+        light.opaque.withUnsafeBufferPointer { opaque in
+          table.withUnsafeMutableBufferPointer { t in
+            for y in 0..<wh {
+              var row: Int32 = 0
+              let line = (y0 + y) * w + x0
+              for x in 0..<ww {
+                if opaque[line + x] && ShownPicture.contrast(luminance[line + x], ground) >= markContrast { row += 1 }
+                t[(y + 1) * stride + x + 1] = t[y * stride + x + 1] + row
+              }
+            }
+          }
+        }
+      }
+    }
+    var wholeTables: [Float: [Int32]] = [:]
+    var windowTable: [Int32] = []
     for ty in 0..<tilesY {
       for tx in 0..<tilesX {
         let tile = tiles[ty * tilesX + tx]
         guard tile.marks > 0 else { continue }
-        // Summed-area table of the differing pixels over the window.
-        let wx0 = max(0, tx - 4) * side, wy0 = max(0, ty - 4) * side
-        let wx1 = min(w, (tx + 5) * side), wy1 = min(h, (ty + 5) * side)
+        let (wx0, wy0, wx1, wy1) = window(tx, ty)
         let ww = wx1 - wx0, wh = wy1 - wy0
-        let square = Int((shapeThickness * Double(side)).rounded())
         guard square <= min(ww, wh) else { continue }
-        table.removeAll(keepingCapacity: true)
-        table.append(contentsOf: repeatElement(0, count: (ww + 1) * (wh + 1)))
-        for y in 0..<wh {
-          var row: Int32 = 0
-          for x in 0..<ww {
-            let o = (wy0 + y) * w + wx0 + x
-            if light.opaque[o] && ShownPicture.contrast(light.luminance[o], tile.groundLuminance) >= markContrast { row += 1 }
-            table[(y + 1) * (ww + 1) + x + 1] = table[y * (ww + 1) + x + 1] + row
+        let ground = tile.groundLuminance
+        let stride: Int, originX: Int, originY: Int
+        let usesWhole = windowArea[ground, default: 0] > w * h
+        if usesWhole {
+          if wholeTables[ground] == nil {
+            var whole: [Int32] = []
+            differingTable(ground: ground, x0: 0, y0: 0, x1: w, y1: h, into: &whole)
+            wholeTables[ground] = whole
           }
+          (stride, originX, originY) = (w + 1, wx0, wy0)
+        } else {
+          differingTable(ground: ground, x0: wx0, y0: wy0, x1: wx1, y1: wy1, into: &windowTable)
+          (stride, originX, originY) = (ww + 1, 0, 0)
         }
         let full = Int32(square * square)
         // Squares that reach the tiles beside this one.
         let nearX = (max(0, (tx - 1) * side) - wx0)..<(min(w, (tx + 2) * side) - wx0)
         let nearY = (max(0, (ty - 1) * side) - wy0)..<(min(h, (ty + 2) * side) - wy0)
         var thick = false
-        for y in max(0, nearY.lowerBound - square + 1)...min(wh - square, nearY.upperBound - 1) where !thick {
-          for x in max(0, nearX.lowerBound - square + 1)...min(ww - square, nearX.upperBound - 1) {
-            let sum = table[(y + square) * (ww + 1) + x + square] - table[y * (ww + 1) + x + square]
-              - table[(y + square) * (ww + 1) + x] + table[y * (ww + 1) + x]
-            if sum == full { thick = true; break }
+        func scan(_ t: UnsafeBufferPointer<Int32>) {
+          for y in max(0, nearY.lowerBound - square + 1)...min(wh - square, nearY.upperBound - 1) where !thick {
+            let top = (originY + y) * stride + originX, bottom = (originY + y + square) * stride + originX
+            for x in max(0, nearX.lowerBound - square + 1)...min(ww - square, nearX.upperBound - 1) {
+              let sum = t[bottom + x + square] - t[top + x + square] - t[bottom + x] + t[top + x]
+              if sum == full { thick = true; break }
+            }
           }
+        }
+        if usesWhole, let whole = wholeTables[ground] {
+          whole.withUnsafeBufferPointer(scan)
+        } else {
+          windowTable.withUnsafeBufferPointer(scan)
         }
         isShape[ty * tilesX + tx] = thick || isLargeRegion(tx, ty)
       }

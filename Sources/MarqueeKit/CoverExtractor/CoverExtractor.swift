@@ -55,14 +55,18 @@ public struct CoverExtractor: Sendable {
     func decoded(_ data: Data, _ name: String) -> RGBAImage? {
       try? ImageSource.open(data: data, path: name, limits: InputLimits()).decodeStill().image
     }
-    let lightPictures = light.map { decoded($0.1, $0.0) }
+    let lightPictures = light.map { decoded($0.1, $0.0).map(check.light) }
     let (dark, darkWrites) = try darkVariants.makeCodedDarkVariant(
       of: picture, encode: { (image) throws in try darkFiles(image, files: files) },
-      problems: { darkFiles in
-        zip(lightPictures, darkFiles).flatMap { (lightPicture, darkFile) -> [String] in
-          guard let lightPicture, let darkPicture = decoded(darkFile.1, darkFile.0) else { return [] }
-          return check.problems(light: lightPicture, dark: darkPicture)
+      judge: { darkFiles in
+        var problems: [String] = [], shortfall = 0.0
+        for (lightPicture, darkFile) in zip(lightPictures, darkFiles) {
+          guard let lightPicture, let darkPicture = decoded(darkFile.1, darkFile.0) else { continue }
+          let judged = check.judgement(of: darkPicture, against: lightPicture)
+          problems += judged.problems
+          shortfall += judged.shortfall
         }
+        return (problems, shortfall)
       })
     files.darkKind = dark.kind
     files.darkMethod = dark.method

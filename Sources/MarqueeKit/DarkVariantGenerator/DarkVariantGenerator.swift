@@ -173,35 +173,44 @@ public struct DarkVariantGenerator: Sendable {
                  meanLumaBefore: Luma.mean(of: image))
   }
 
-  /// ``makeDarkVariant(of:)``, judged again as published: the generator
-  /// judges its candidates on their pixels, but `verify` judges the decoded
-  /// WebP and JPEG files, and lossy coding can move a borderline picture
-  /// across a rule (a photo's dark edge against a wide white mat). When the
-  /// chosen variant passes on its pixels but its encoded files do not, the
-  /// other methods are tried in order, each encoded and judged as coded,
-  /// and the first that passes is returned. When none does, the first
-  /// choice stays, with the coded problems as its ``DarkVariant/problems``.
+  /// ``makeDarkVariant(of:)`` judged as published: `verify` judges the
+  /// decoded WebP and JPEG files, not the generator's pixels, and lossy
+  /// coding can move a borderline picture across a rule (a photo's dark
+  /// edge against a wide white mat). So each method, in
+  /// ``makeDarkVariant(of:)``'s order, is applied, encoded and judged on
+  /// its coded files only, and the first whose files break no rule is
+  /// returned. When none passes, the one closest to passing (the least
+  /// shortfall) is returned, with its coded problems as its
+  /// ``DarkVariant/problems``.
   ///
   /// - Parameters:
   ///   - encode: the files published for a dark picture of `image`'s size.
-  ///   - problems: the rules those files break as `verify` decodes them
-  ///     (`DarkVariantCheck`), in words.
+  ///   - judge: the rules those files break as `verify` decodes them
+  ///     (`DarkVariantCheck`), in words, and how far they are from passing
+  ///     (0 when they pass).
   /// - Returns: the variant and its encoded files.
   /// - Throws: what `encode` throws.
-  func makeCodedDarkVariant<Files, E: Error>(of image: RGBAImage, encode: (RGBAImage) throws(E) -> Files,
-                                             problems: (Files) -> [String]) throws(E) -> (variant: DarkVariant, files: Files) {
-    var variant = makeDarkVariant(of: image)
-    let files = try encode(variant.image)
-    guard variant.problems.isEmpty else { return (variant, files) }
-    let coded = problems(files)
-    guard !coded.isEmpty else { return (variant, files) }
-    for method in methodsInOrder(for: image) where method != variant.method {
-      let other = makeDarkVariant(of: image, using: method)
-      let otherFiles = try encode(other.image)
-      if problems(otherFiles).isEmpty { return (other, otherFiles) }
+  func makeCodedDarkVariant<Files, E: Error>(
+    of image: RGBAImage, encode: (RGBAImage) throws(E) -> Files,
+    judge: (Files) -> (problems: [String], shortfall: Double)
+  ) throws(E) -> (variant: DarkVariant, files: Files) {
+    var (work, analysis) = prepared(image)
+    if analysis.kind == .photograph { analysis.panel = lightPanel(in: image) }
+    let shownLightMean = PictureLook.shownMeanLuma(image, on: surfaces.light)
+    let meanBefore = Luma.mean(of: image)
+    var best: (variant: DarkVariant, files: Files, shortfall: Double)?
+    for method in methods(for: analysis) {
+      var variant = apply(method, to: work, analysis: analysis, shownLightMean: shownLightMean, meanLumaBefore: meanBefore)
+      let files = try encode(variant.image)
+      let judged = judge(files)
+      if judged.problems.isEmpty { return (variant, files) }
+      variant.problems = judged.problems
+      if let kept = best, kept.shortfall <= judged.shortfall { continue }
+      best = (variant, files, judged.shortfall)
     }
-    variant.problems = coded
-    return (variant, files)
+    if let best { return (best.variant, best.files) }
+    let fallback = apply(.dimmed, to: image, analysis: analysis)
+    return (fallback, try encode(fallback.image))
   }
 
   /// The methods ``makeDarkVariant(of:)`` tries for `image`, in its order.

@@ -165,8 +165,8 @@ public struct ImageRenderer: Sendable {
   }
 
   /// The widest rung's dark variant, judged as it is published
-  /// (``DarkVariantGenerator/makeCodedDarkVariant(of:encode:problems:)``):
-  /// the light files encoded and decoded once, each candidate's dark files
+  /// (``DarkVariantGenerator/makeCodedDarkVariant(of:encode:judge:)``):
+  /// the light files encoded, decoded and read once, each candidate's dark files
   /// encoded, decoded and judged against them as `verify` judges a still
   /// (`DarkVariantCheck` on the WebP pair, and on the JPEG pair unless the
   /// picture is transparent or the JPEGs show the WebPs' pictures).
@@ -177,26 +177,36 @@ public struct ImageRenderer: Sendable {
   {
     let light = try encodeStill(image, dark: .sameAsLight, names: names, file: file).prefix(2)
     let lightWebPData = light[light.startIndex].1, lightJPEGData = light[light.startIndex + 1].1
-    let lightWebP = decodedStill(lightWebPData, name: names.webp)
-    let lightJPEG = decodedStill(lightJPEGData, name: names.jpeg)
     let check = DarkVariantCheck(surfaces: PictureLook.Surfaces(light: options.background, dark: options.darkSurface))
+    // The light files are decoded and read once for every candidate; the
+    // JPEG only when a candidate's JPEG pair is judged.
+    let lightWebP = decodedStill(lightWebPData, name: names.webp).map(check.light)
+    var lightJPEG: RGBAImage??
+    var lightJPEGRead: DarkVariantCheck.Light?
     var judgements = DarkJudgements()
     let judged = try darkGenerator.makeCodedDarkVariant(
       of: image, encode: { (dark) throws(MarqueeError) in try encodeDark(dark, names: names, file: file) },
-      problems: { darkFiles in
+      judge: { darkFiles in
         // A file that cannot be decoded is reported by the build's check
         // of its outputs.
-        guard let lightWebP, let darkWebP = decodedStill(darkFiles[0].1, name: names.darkWebp) else { return [] }
-        let webpProblems = check.problems(light: lightWebP, dark: darkWebP)
-        judgements.record(light: lightWebPData, dark: darkFiles[0].1, problems: webpProblems)
-        guard !lightWebP.hasTransparency, let lightJPEG,
-              let darkJPEG = decodedStill(darkFiles[1].1, name: names.darkJpeg) else { return webpProblems }
+        guard let lightWebP, let darkWebP = decodedStill(darkFiles[0].1, name: names.darkWebp) else { return ([], 0) }
+        let webp = check.judgement(of: darkWebP, against: lightWebP)
+        judgements.record(light: lightWebPData, dark: darkFiles[0].1, problems: webp.problems)
+        guard !lightWebP.image.hasTransparency else { return (webp.problems, webp.shortfall) }
+        if lightJPEG == nil { lightJPEG = .some(decodedStill(lightJPEGData, name: names.jpeg)) }
+        guard let lightJPEGPicture = lightJPEG ?? nil,
+              let darkJPEG = decodedStill(darkFiles[1].1, name: names.darkJpeg) else { return (webp.problems, webp.shortfall) }
         // What `verify` finds for the JPEG pair: the WebP pair's judgement
         // when the JPEGs show the same pictures, its own otherwise.
-        let alike = CodedAlike.same(lightJPEG, lightWebP) && CodedAlike.same(darkJPEG, darkWebP)
-        let jpegProblems = alike ? webpProblems : check.problems(light: lightJPEG, dark: darkJPEG)
-        judgements.record(light: lightJPEGData, dark: darkFiles[1].1, problems: jpegProblems)
-        return alike ? webpProblems : webpProblems + jpegProblems
+        if CodedAlike.same(lightJPEGPicture, lightWebP.image) && CodedAlike.same(darkJPEG, darkWebP) {
+          judgements.record(light: lightJPEGData, dark: darkFiles[1].1, problems: webp.problems)
+          return (webp.problems, webp.shortfall)
+        }
+        let jpegLight = lightJPEGRead ?? check.light(lightJPEGPicture)
+        lightJPEGRead = jpegLight
+        let jpeg = check.judgement(of: darkJPEG, against: jpegLight)
+        judgements.record(light: lightJPEGData, dark: darkFiles[1].1, problems: jpeg.problems)
+        return (webp.problems + jpeg.problems, webp.shortfall + jpeg.shortfall)
       })
     let files = Array(light) + judged.files
     return (judged.variant, files, judgements.published(files.map(\.1)))

@@ -7,17 +7,42 @@ struct DarkVariantCheck {
   /// What the pictures are shown on.
   var surfaces: PictureLook.Surfaces
 
+  /// A decoded light picture read once for every dark variant judged
+  /// against it: as shown on the light surface, its soft shade, and
+  /// whether the generator's classifier calls it a photograph.
+  struct Light {
+    /// The decoded light picture (`url`, `cover_url`), RGBA sRGB.
+    var image: RGBAImage
+    /// `image` as shown on the light surface.
+    var shown: ShownPicture
+    /// `PictureLook.softShade(of: shown)`.
+    var softShade: [Bool]?
+    /// Whether `image` is a photograph (the r rule applies).
+    var isPhotograph: Bool
+  }
+
+  /// `light` read for judging.
+  func light(_ image: RGBAImage) -> Light {
+    let generator = DarkVariantGenerator(options: .init(surface: surfaces.dark, lightSurface: surfaces.light))
+    let shown = ShownPicture(image, on: surfaces.light)
+    return Light(image: image, shown: shown, softShade: PictureLook.softShade(of: shown),
+                 isPhotograph: generator.classify(image) == .photograph)
+  }
+
+  /// What each rule finds for the decoded dark variant `dark` of `light`.
+  func judgement(of dark: RGBAImage, against light: Light) -> PictureLook.DarkVariantJudgement {
+    PictureLook.judgeDarkVariant(
+      light: light.image, dark: dark, surfaces: surfaces, isPhotograph: light.isPhotograph,
+      shownLight: light.shown, lightSoftShade: .some(light.softShade))
+  }
+
   /// Each broken rule in words; empty when the dark variant passes.
   ///
   /// - Parameters:
   ///   - light: the decoded light picture (`url`, `cover_url`).
   ///   - dark: the decoded dark variant (`dark_url`, `cover_dark_url`).
   func problems(light: RGBAImage, dark: RGBAImage) -> [String] {
-    let generator = DarkVariantGenerator(options: .init(surface: surfaces.dark, lightSurface: surfaces.light))
-    return PictureLook.judgeDarkVariant(
-      light: light, dark: dark, surfaces: surfaces,
-      isPhotograph: generator.classify(light) == .photograph
-    ).problems
+    judgement(of: dark, against: self.light(light)).problems
   }
 }
 
