@@ -115,6 +115,7 @@ public struct ImageRenderer: Sendable {
     // resized, so every width looks alike.
     var chosen: DarkVariant?
     var judgements = DarkJudgements()
+    var decodedFiles = DecodedFiles()
     for rung in ladder.reversed() {
       var encoded: [(String, Data)]?
       let resized: RGBAImage
@@ -137,6 +138,7 @@ public struct ImageRenderer: Sendable {
         } else {
           let judged = try codedDarkVariant(of: resized, names: paths(width: rung.width), file: file)
           judgements = judged.judgements
+          decodedFiles = judged.decoded
           chosen = judged.variant
           encoded = judged.files
           rungDark = .picture(judged.variant.image)
@@ -160,6 +162,7 @@ public struct ImageRenderer: Sendable {
       darkKind: chosen?.kind ?? .photograph, warnings: unique(warnings + Self.darkWarnings(chosen)), darkPolicy: dark.kind)
     set.darkMethod = chosen?.method ?? .dimmed
     set.darkJudgements = judgements
+    set.decodedFiles = decodedFiles
     set.health = picture.damage.map { SourceHealth(damagedStill: $0) }
     return (files, set)
   }
@@ -171,15 +174,22 @@ public struct ImageRenderer: Sendable {
   /// (`DarkVariantCheck` on the WebP pair, and on the JPEG pair unless the
   /// picture is transparent or the JPEGs show the WebPs' pictures).
   ///
-  /// - Returns: the variant and the rung's four encoded files.
+  /// - Returns: the variant, the rung's four encoded files, the judgement
+  ///   of their pairs and the pictures they decoded to.
   func codedDarkVariant(of image: RGBAImage, names: RungPaths, file: String) throws(MarqueeError)
-    -> (variant: DarkVariant, files: [(String, Data)], judgements: DarkJudgements)
+    -> (variant: DarkVariant, files: [(String, Data)], judgements: DarkJudgements, decoded: DecodedFiles)
   {
     let light = try encodeStill(image, dark: .sameAsLight, names: names, file: file).prefix(2)
     let lightWebPData = light[light.startIndex].1, lightJPEGData = light[light.startIndex + 1].1
     let check = DarkVariantCheck(surfaces: PictureLook.Surfaces(light: options.background, dark: options.darkSurface))
     // The light files are decoded and read once for every candidate; the
     // JPEG only when a candidate's JPEG pair is judged.
+    var decoded = DecodedFiles()
+    func decodedStill(_ data: Data, name: String) -> RGBAImage? {
+      let picture = self.decodedStill(data, name: name)
+      if let picture { decoded.record(data, picture: picture) }
+      return picture
+    }
     let lightWebP = decodedStill(lightWebPData, name: names.webp).map(check.light)
     var lightJPEG: RGBAImage??
     var lightJPEGRead: DarkVariantCheck.Light?
@@ -209,7 +219,8 @@ public struct ImageRenderer: Sendable {
         return (webp.problems + jpeg.problems, webp.shortfall + jpeg.shortfall)
       })
     let files = Array(light) + judged.files
-    return (judged.variant, files, judgements.published(files.map(\.1)))
+    let published = files.map(\.1)
+    return (judged.variant, files, judgements.published(published), decoded.published(published))
   }
 
   /// An encoded still decoded as `verify` decodes it, or `nil`.

@@ -59,6 +59,10 @@ public struct RenderedImageSet: Sendable, Equatable {
   /// pairs, judged as published, for the build's own check of its outputs
   /// (``DarkJudgements``); empty for animations and other policies.
   public var darkJudgements = DarkJudgements()
+  /// The published widest rung's files as the dark-variant judgement
+  /// decoded them (``DecodedFiles``); empty for animations and other
+  /// policies.
+  public var decodedFiles = DecodedFiles()
   /// Things the job author may want to know (profile ignored, frames
   /// dropped, animation downscaled, corrupt-but-decodable data).
   public var warnings: [String]

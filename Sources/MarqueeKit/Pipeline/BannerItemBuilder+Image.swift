@@ -19,6 +19,7 @@ extension BannerItemBuilder {
       : Self.darkSummary(spec.dark, what: "dark")
     let summary = "\(set.sourceSummary) → \(widths) WebP + JPEG\(animation)\(darkText)"
     return ItemProduct(entry: .image(set.manifestEntry(id: spec.id, link: spec.link)), warnings: set.warnings,
-                       summary: summary, health: set.health, darkJudgements: set.darkJudgements)
+                       summary: summary, health: set.health, darkJudgements: set.darkJudgements,
+                       decodedFiles: set.decodedFiles)
   }
 }

@@ -13,6 +13,10 @@ struct ItemProduct: Sendable {
   /// What the stages already judged of the dark files they wrote
   /// (``DarkJudgements``), for the build's check of its outputs.
   var darkJudgements = DarkJudgements()
+  /// The pictures the stages already decoded from files they wrote
+  /// (``DecodedFiles``), for the placeholder and the build's check of its
+  /// outputs.
+  var decodedFiles = DecodedFiles()
 }
 
 /// Runs one banner's stage chain into a folder: the seam between the
@@ -56,10 +60,12 @@ struct BannerItemBuilder: Sendable {
     var product = spec.kind == .video ? try buildVideo(spec, folder: folder) : try buildImage(spec, folder: folder)
     switch product.entry {
     case .video(var entry):
-      entry.placeholder = try placeholder(light: entry.coverPath, dark: entry.darkCoverPath, folder: folder)
+      entry.placeholder = try placeholder(light: entry.coverPath, dark: entry.darkCoverPath, folder: folder,
+                                          decoded: product.decodedFiles)
       product.entry = .video(entry)
     case .image(var entry):
-      entry.placeholder = try placeholder(light: entry.path, dark: entry.darkPath, folder: folder)
+      entry.placeholder = try placeholder(light: entry.path, dark: entry.darkPath, folder: folder,
+                                          decoded: product.decodedFiles)
       product.entry = .image(entry)
     }
     return product
@@ -68,11 +74,13 @@ struct BannerItemBuilder: Sendable {
   /// The placeholder of the published pictures at `light` and `dark`
   /// (paths in the item's `folder` under `staging`): what the carousel
   /// shows first, read back as a client decodes it (the first frame of an
-  /// animation).
-  func placeholder(light: String, dark: String, folder: String) throws(MarqueeError) -> Placeholder {
+  /// animation); a file whose bytes the stages already decoded takes that
+  /// picture (`decoded`, ``DecodedFiles``).
+  func placeholder(light: String, dark: String, folder: String,
+                   decoded: DecodedFiles = DecodedFiles()) throws(MarqueeError) -> Placeholder {
     let dir = staging.appendingPathComponent(folder)
     return try Placeholder.read(light: dir.appendingPathComponent(light), dark: dir.appendingPathComponent(dark),
-                                surfaces: settings.surfaces, limits: limits)
+                                surfaces: settings.surfaces, limits: limits, decoded: decoded)
   }
 
   /// What the summary line says of a dark policy other than the generated

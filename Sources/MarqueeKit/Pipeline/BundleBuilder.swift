@@ -554,7 +554,7 @@ struct BuildRun: Sendable {
       record.health = health
       let verifyStart = Date()
       let violations = verifyObject(record, spec: spec, filesRoot: produced, scratch: folder,
-                                    judged: product.darkJudgements)
+                                    judged: product.darkJudgements, decoded: product.decodedFiles)
       guard violations.isEmpty else {
         throw MarqueeError(.verification, "outputs fail verification: " + violations.map { "\($0.file): \($0.problem)" }.joined(separator: "; "))
       }
@@ -580,9 +580,10 @@ struct BuildRun: Sendable {
 
   /// Decodes and checks a freshly built item before it enters the store;
   /// a dark pair whose bytes the stages already judged takes that
-  /// judgement (`judged`, ``DarkJudgements``).
+  /// judgement (`judged`, ``DarkJudgements``), and a file whose bytes they
+  /// already decoded that picture (`decoded`, ``DecodedFiles``).
   private func verifyObject(_ record: StoredItem, spec: BannerSpec, filesRoot: URL, scratch: URL,
-                            judged: DarkJudgements) -> [Violation] {
+                            judged: DarkJudgements, decoded: DecodedFiles) -> [Violation] {
     let files = AssetFiles(root: filesRoot, displayPrefix: Self.bundleFolder(spec, record.hash))
     let assets = record.verification(id: spec.id, autoplay: spec.autoplay, muted: spec.muted)
     if let video = assets.video {
@@ -594,6 +595,7 @@ struct BuildRun: Sendable {
       var verifier = ImageAssetVerifier(assets: image, files: files, decode: true)
       verifier.surfaces = job.settings.surfaces
       verifier.judged = judged
+      verifier.decoded = decoded
       return verifier.run()
     }
     return [Violation(item: spec.id, file: files.display(""), problem: "the record describes no outputs")]

@@ -48,13 +48,20 @@ public struct Placeholder: Sendable, Equatable, Codable {
   /// The placeholder of the published pictures `light` and `dark`,
   /// decoded as a client decodes them (the first frame of an animation).
   ///
+  /// - Parameter decoded: pictures already decoded from files the build
+  ///   wrote (``DecodedFiles``): a file with exactly those bytes takes its
+  ///   picture instead of being decoded again.
   /// - Throws: `MarqueeError` (`encodeFailed`) naming the file that does
   ///   not open or decode, or the thumbnail that cannot be made.
   public static func read(light: URL, dark: URL, surfaces: PictureLook.Surfaces,
-                          limits: InputLimits) throws(MarqueeError) -> Placeholder {
+                          limits: InputLimits, decoded known: DecodedFiles = DecodedFiles()) throws(MarqueeError) -> Placeholder {
     func decoded(_ url: URL) throws(MarqueeError) -> RGBAImage {
       do {
-        return try ImageSource.open(path: url.path, limits: limits).decodeStill().image
+        let file = try limits.openSourceFile(atPath: url.path)
+        try limits.check(file)
+        let data = try file.readAll()
+        if let picture = known.picture(for: data) { return picture }
+        return try ImageSource.open(data: data, path: url.path, limits: limits).decodeStill().image
       } catch {
         throw MarqueeError.encoding(error, file: url.lastPathComponent, output: "the placeholder")
       }

@@ -143,6 +143,13 @@ struct ImageAssetVerifier {
   /// pair whose two files hold exactly the judged bytes takes that
   /// judgement. Empty for `marquee verify`, which judges every pair.
   var judged = DarkJudgements()
+  /// Pictures the build already decoded from files it wrote
+  /// (``DecodedFiles``): a file with exactly those bytes takes its picture
+  /// instead of being decoded again. Empty for `marquee verify`.
+  var decoded = DecodedFiles()
+  /// The bytes of the `url`, `dark_url`, `jpeg_url` and `dark_jpeg_url`
+  /// files as read for decoding, by path, for their digests.
+  private var judgedBytes: [String: Data] = [:]
 
   /// The recorded judgement of the files under `lightKey` and `darkKey`,
   /// read from disk and named by their digests, or nil.
@@ -150,8 +157,8 @@ struct ImageAssetVerifier {
     guard judged.count > 0,
           let lightPath = assets.files.first(where: { $0.key == lightKey })?.path,
           let darkPath = assets.files.first(where: { $0.key == darkKey })?.path,
-          let light = try? files.open(lightPath).readAll(limit: Self.maxJudgedFileBytes),
-          let dark = try? files.open(darkPath).readAll(limit: Self.maxJudgedFileBytes) else { return nil }
+          let light = judgedBytes[lightPath] ?? (try? files.open(lightPath).readAll(limit: Self.maxJudgedFileBytes)),
+          let dark = judgedBytes[darkPath] ?? (try? files.open(darkPath).readAll(limit: Self.maxJudgedFileBytes)) else { return nil }
     return judged.problems(light: light, dark: dark)
   }
 
@@ -166,8 +173,13 @@ struct ImageAssetVerifier {
     }
     fileCount += 1
     let source: ImageSource
+    let data: Data
     do {
-      source = try files.image(file.path, limits: Self.openLimits)
+      // `files.image(_:limits:)`, with the bytes kept for their digest.
+      let opened = try files.open(file.path)
+      try Self.openLimits.check(opened)
+      data = try opened.readAll()
+      source = try ImageSource.open(data: data, path: files.url(file.path).path, limits: Self.openLimits)
     } catch {
       fail(file.path, "\(file.key): not a readable image: \(error.reason)")
       return
@@ -198,14 +210,21 @@ struct ImageAssetVerifier {
     }
     guard decode else { return }
     do {
-      let picture = try source.decodeStill()
-      if ["url", "dark_url", "jpeg_url", "dark_jpeg_url"].contains(file.key) {
-        pictures[file.key] = picture.image
+      let judgedKey = ["url", "dark_url", "jpeg_url", "dark_jpeg_url"].contains(file.key)
+      if judgedKey && Int64(data.count) <= Self.maxJudgedFileBytes { judgedBytes[file.path] = data }
+      let image: RGBAImage
+      if judgedKey, let known = decoded.picture(for: data) {
+        image = known
+      } else {
+        image = try source.decodeStill().image
+      }
+      if judgedKey {
+        pictures[file.key] = image
       } else if file.key.hasPrefix("sources["), !file.key.contains("dark") {
-        narrowerLight[file.path] = picture.image
+        narrowerLight[file.path] = image
       }
       if file.key == "dark_url", assets.darkPolicy == .designer,
-         let glare = DesignerDarkPicture.glareWarning(picture.image, on: surfaces.dark) {
+         let glare = DesignerDarkPicture.glareWarning(image, on: surfaces.dark) {
         warnings.append("\(assets.id): \(files.display(file.path)): dark_url: the designer's dark picture \(glare)")
       }
     } catch {
