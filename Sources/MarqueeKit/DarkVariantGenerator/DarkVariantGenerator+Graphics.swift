@@ -151,6 +151,9 @@ extension DarkVariantGenerator {
     /// pt and more reaches 2 % of a banner but its letters fill 0.35–0.6 of
     /// their boxes, and stays graphics…
     static let productFill = 0.65
+    /// The least share of a part outside a photograph's light panel for it
+    /// to be the picture round the panel (kept as a photo is).
+    static let aroundPanelShare = 0.5
     /// …or this share when its smooth interior spreads over at least
     /// ``shadedLevels`` luma levels (a product in its soft shadow; flat ink
     /// has one or two)…
@@ -160,8 +163,12 @@ extension DarkVariantGenerator {
     /// How many times darker in luma than its fill an outline is
     /// (``DarkVariantGenerator/outlineOfFill(_:fill:pixels:width:height:isPage:)``).
     static let outlineDarkness = 3.0
-    /// The least share of an outlined fill's part that is its outline.
+    /// The least share of an outlined fill's part that is its outline…
     static let minOutlineShare = 0.08
+    /// …or the least its outline is wide on average (its dark pixels over
+    /// the pixels of its part next to the page): a 6 px keyline round a
+    /// 300 px box is 7.8 % of the part, and 5.9 px wide.
+    static let minOutlineWidth = 2.0
     /// The most of an outlined fill's pixels next to the page that may be
     /// the fill itself (a JPEG's ringing breaks the outline here and there).
     static let fillOnPage = 0.05
@@ -442,6 +449,18 @@ extension DarkVariantGenerator {
         let compact = fill >= GraphicsTuning.productFill
           || (fill >= GraphicsTuning.shadedProductFill && levels >= GraphicsTuning.shadedLevels)
         var isSolidShape = Double(n) >= GraphicsTuning.productArea * Double(w * h) && compact
+        // With a photograph's light panel taken as the ground (a caption
+        // bar, a split layout's text half, a white card on a brand-blue
+        // page), what lies mostly round the panel is the picture the panel
+        // sits on, kept (dimmed) like a photo: inverted as graphics, a
+        // flat brand-blue page round a white card was lifted to 4.5:1
+        // against the surface, lighter than in light mode and than its own
+        // button.
+        if let panel = analysis.panel {
+          var outside = 0
+          for idx in members where !panel.contains(idx % w, idx / w) { outside += 1 }
+          if Double(outside) >= GraphicsTuning.aroundPanelShare * Double(members.count) { isSolidShape = true }
+        }
         // A light fill a little off the page (a light grey or pastel tile, a
         // chat bubble, a zebra row, an icon's circle on a white page, a row
         // of touching pastel tiles on a pale blue one) is a panel, whatever
@@ -1159,9 +1178,10 @@ extension DarkVariantGenerator {
   /// The outline of a flat fill (outlined type, a sticker's keyline) and
   /// everything between it and the fill, or none: the part's pixels off
   /// `fill` (by more than ``GraphicsTuning/groundNoise`` in some channel),
-  /// when at least ``GraphicsTuning/minOutlineShare`` of the part is at
-  /// least ``GraphicsTuning/outlineDarkness`` times darker in luma than the
-  /// fill, no more than ``GraphicsTuning/maxOutlineWidth`` times the
+  /// when at least ``GraphicsTuning/minOutlineShare`` of the part, or
+  /// ``GraphicsTuning/minOutlineWidth`` times the pixels next to the open
+  /// page, is at least ``GraphicsTuning/outlineDarkness`` times darker in
+  /// luma than the fill, no more than ``GraphicsTuning/maxOutlineWidth`` times the
   /// pixels next to the open page (a 4-neighbour for which `isPage`
   /// holds: ground the page reaches from the border, not a white label the
   /// fill encloses), and at most
@@ -1190,7 +1210,9 @@ extension DarkVariantGenerator {
         if isFill { fillOnRim += 1 }
       }
     }
-    guard rim > 0, Double(dark) >= GraphicsTuning.minOutlineShare * Double(region.count),
+    guard rim > 0,
+          Double(dark) >= GraphicsTuning.minOutlineShare * Double(region.count)
+            || Double(dark) >= GraphicsTuning.minOutlineWidth * Double(rim),
           Double(dark) <= GraphicsTuning.maxOutlineWidth * Double(rim),
           Double(fillOnRim) <= GraphicsTuning.fillOnPage * Double(rim) else { return [] }
     // Only what the page side reaches without crossing the fill: a white

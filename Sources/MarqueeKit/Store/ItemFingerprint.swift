@@ -74,7 +74,11 @@ public struct ItemFingerprint: Sendable, Equatable {
   /// 20: only a hole the page lies just past (a handle's wall, 10 % of
   /// the product's shorter side) is see-through; a white mark on the body
   /// stays.
-  public static let outputFormatVersion = 20
+  /// 21: a flat fill's outline counts by its width (2 px or more on
+  /// average) as well as its share, so a large outlined box's outline turns
+  /// light; what lies round a photograph's light panel (a brand-blue page
+  /// round a white card) is kept dimmed with the photo, not lifted as ink.
+  public static let outputFormatVersion = 21
 
   /// Marquee's version (`marquee --version`).
   public static let marqueeVersion = "0.2.0"

@@ -424,6 +424,11 @@ struct DarkVariantLegibilityTests {
                     ground: "color=0xFAF6EC:s=1170x658,format=rgb24,geq=r='if(lt(hypot(X-300\\,Y-300)\\,188)\\,255\\,if(lt(hypot(X-300\\,Y-300)\\,200)\\,30\\,250))':g='if(lt(hypot(X-300\\,Y-300)\\,188)\\,120\\,if(lt(hypot(X-300\\,Y-300)\\,200)\\,30\\,246))':b='if(lt(hypot(X-300\\,Y-300)\\,188)\\,60\\,if(lt(hypot(X-300\\,Y-300)\\,200)\\,30\\,236))',drawtext=fontfile=/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf:expansion=none:text='NEW':fontsize=90:fontcolor=white:x=205:y=255",
                     layers: [TextLayer(text: "Fresh drop", size: 60, colour: "0x141414", x: 600, y: 200)]),
     GeneratedBanner(id: "creamcardjpeg", ground: Self.creamCard, layers: Self.creamCardText, jpegQuality: 8),
+    // Flat art: a green square (300 px) and an orange box (200x350) in 6 px
+    // black outlines on white, beside black text. The square's outline is
+    // 7.8 % of its part, the box's 9.4 %.
+    GeneratedBanner(id: "cartoon", ground: "color=white:s=1170x658,drawbox=x=100:y=100:w=300:h=300:color=0x4CAF50:t=fill,drawbox=x=100:y=100:w=300:h=300:color=black:t=6,drawbox=x=500:y=200:w=200:h=350:color=0xFF9800:t=fill,drawbox=x=500:y=200:w=200:h=350:color=black:t=6",
+                    layers: [TextLayer(text: "Fun pack", size: 80, colour: "black", x: 760, y: 280)]),
     // A white UI card in a deep offset drop shadow on a #F5F5F5 page, its
     // card ten levels lighter than the page: not a product shot.
     GeneratedBanner(id: "uicard", ground: "color=0xF5F5F5:s=1170x658,drawbox=x=125:y=110:w=950:h=480:color=0x777777:t=fill,gblur=sigma=14,drawbox=x=100:y=80:w=950:h=480:color=white:t=fill",
@@ -711,6 +716,62 @@ struct DarkVariantLegibilityTests {
     #expect(keyline > 0 && Double(lightKeyline) >= 0.8 * Double(keyline), "\(keyline - lightKeyline) of \(keyline) keyline pixels stayed dark")
     let page = sRGBLuma(pixelColour(dark, Int(600 * k) * light.width + Int(1100 * k)))
     #expect(page < 60, "the page is luma \(page)")
+  }
+
+  @Test("outlined flat boxes, a large one and a smaller one, both keep their fills and get light outlines")
+  func outlinedBoxesAlike() throws {
+    let b = try Self.built.get()
+    let light = try b.picture("cartoon", "url"), dark = try b.picture("cartoon", "dark_url")
+    let k = Double(light.width) / 1170
+    for (name, box) in [("green square", (100, 100, 300, 300)), ("orange box", (500, 200, 200, 350))] {
+      var outline = 0, lightOutline = 0, fill = 0, kept = 0
+      for y in 0..<light.height {
+        for x in 0..<light.width {
+          let bx = Double(x) / k - Double(box.0), by = Double(y) / k - Double(box.1)
+          guard bx >= 0, by >= 0, bx < Double(box.2), by < Double(box.3) else { continue }
+          let edge = min(bx, by, Double(box.2) - bx, Double(box.3) - by)
+          let o = y * light.width + x
+          let l = pixelColour(light, o), d = pixelColour(dark, o)
+          if edge >= 1 && edge <= 4 {
+            outline += 1
+            if sRGBLuma(d) > 150 { lightOutline += 1 }
+          } else if edge >= 10 {
+            fill += 1
+            if abs(d.0 - l.0) <= 24 && abs(d.1 - l.1) <= 24 && abs(d.2 - l.2) <= 24 { kept += 1 }
+          }
+        }
+      }
+      #expect(outline > 0 && Double(lightOutline) >= 0.8 * Double(outline),
+              "\(name): \(outline - lightOutline) of \(outline) outline pixels stayed dark")
+      #expect(fill > 0 && Double(kept) >= 0.95 * Double(fill), "\(name): \(fill - kept) of \(fill) fill pixels lost their colour")
+    }
+  }
+
+  @Test("a brand-blue page round a white card stays the blue of its button in dark mode, no lighter than in light mode")
+  func brandPageRoundACardMatchesItsButton() throws {
+    let b = try Self.built.get()
+    let light = try b.picture("bluecard", "url"), dark = try b.picture("bluecard", "dark_url")
+    /// Mean colour of a box given at 1170 px.
+    func mean(_ image: RGBAImage, _ box: (Int, Int, Int, Int)) -> (r: Double, g: Double, b: Double) {
+      let k = Double(image.width) / 1170
+      var sum = (0.0, 0.0, 0.0), n = 0.0
+      for y in Int(Double(box.1) * k)..<Int(Double(box.1 + box.3) * k) {
+        for x in Int(Double(box.0) * k)..<Int(Double(box.0 + box.2) * k) {
+          let c = pixelColour(image, y * image.width + x)
+          sum = (sum.0 + c.0, sum.1 + c.1, sum.2 + c.2)
+          n += 1
+        }
+      }
+      return (sum.0 / n, sum.1 / n, sum.2 / n)
+    }
+    let page = mean(dark, (20, 20, 140, 60)), button = mean(dark, (260, 420, 250, 50))
+    let lightPage = mean(light, (20, 20, 140, 60))
+    func luma(_ c: (r: Double, g: Double, b: Double)) -> Double { 0.2126 * c.r + 0.7152 * c.g + 0.0722 * c.b }
+    #expect(luma(page) <= luma(lightPage), "the page's luma \(luma(page)) is over the light page's \(luma(lightPage))")
+    #expect(page.b > page.r + 60, "the page is no longer blue: \(page)")
+    for (p, q) in [(page.r, button.r), (page.g, button.g), (page.b, button.b)] {
+      #expect(abs(p - q) <= 12, "the page \(page) and its button \(button) differ")
+    }
   }
 
   @Test("a photograph inside a light card stays a photograph while the card turns dark")
