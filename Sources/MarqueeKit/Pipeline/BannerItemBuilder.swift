@@ -61,11 +61,11 @@ struct BannerItemBuilder: Sendable {
     switch product.entry {
     case .video(var entry):
       entry.placeholder = try placeholder(light: entry.coverPath, dark: entry.darkCoverPath, folder: folder,
-                                          decoded: product.decodedFiles)
+                                          decoded: &product.decodedFiles)
       product.entry = .video(entry)
     case .image(var entry):
       entry.placeholder = try placeholder(light: entry.path, dark: entry.darkPath, folder: folder,
-                                          decoded: product.decodedFiles)
+                                          decoded: &product.decodedFiles)
       product.entry = .image(entry)
     }
     return product
@@ -75,12 +75,13 @@ struct BannerItemBuilder: Sendable {
   /// (paths in the item's `folder` under `staging`): what the carousel
   /// shows first, read back as a client decodes it (the first frame of an
   /// animation); a file whose bytes the stages already decoded takes that
-  /// picture (`decoded`, ``DecodedFiles``).
+  /// picture (`decoded`, ``DecodedFiles``), and each file's thumbnail is
+  /// recorded there for the build's check of the placeholder.
   func placeholder(light: String, dark: String, folder: String,
-                   decoded: DecodedFiles = DecodedFiles()) throws(MarqueeError) -> Placeholder {
+                   decoded: inout DecodedFiles) throws(MarqueeError) -> Placeholder {
     let dir = staging.appendingPathComponent(folder)
     return try Placeholder.read(light: dir.appendingPathComponent(light), dark: dir.appendingPathComponent(dark),
-                                surfaces: settings.surfaces, limits: limits, decoded: decoded)
+                                surfaces: settings.surfaces, limits: limits, decoded: &decoded)
   }
 
   /// What the summary line says of a dark policy other than the generated

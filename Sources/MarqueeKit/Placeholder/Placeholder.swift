@@ -39,10 +39,14 @@ public struct Placeholder: Sendable, Equatable, Codable {
   ///   - surfaces: `background` and `dark_surface`.
   /// - Throws: `MediaIOError` when the thumbnail cannot be made (libswscale).
   public static func make(light: RGBAImage, dark: RGBAImage, surfaces: PictureLook.Surfaces) throws(MediaIOError) -> Placeholder {
-    let l = try Thumbnail(light), d = try Thumbnail(dark)
-    return Placeholder(thumbHash: Data(ThumbHash.encode(l.image)).base64EncodedString(),
-                       darkThumbHash: Data(ThumbHash.encode(d.image)).base64EncodedString(),
-                       colour: l.averageShown(on: surfaces.light).hex, darkColour: d.averageShown(on: surfaces.dark).hex)
+    make(light: try Thumbnail(light), dark: try Thumbnail(dark), surfaces: surfaces)
+  }
+
+  /// ``make(light:dark:surfaces:)`` from the two pictures' thumbnails.
+  static func make(light l: Thumbnail, dark d: Thumbnail, surfaces: PictureLook.Surfaces) -> Placeholder {
+    Placeholder(thumbHash: Data(ThumbHash.encode(l.image)).base64EncodedString(),
+                darkThumbHash: Data(ThumbHash.encode(d.image)).base64EncodedString(),
+                colour: l.averageShown(on: surfaces.light).hex, darkColour: d.averageShown(on: surfaces.dark).hex)
   }
 
   /// The placeholder of the published pictures `light` and `dark`,
@@ -54,21 +58,34 @@ public struct Placeholder: Sendable, Equatable, Codable {
   /// - Throws: `MarqueeError` (`encodeFailed`) naming the file that does
   ///   not open or decode, or the thumbnail that cannot be made.
   public static func read(light: URL, dark: URL, surfaces: PictureLook.Surfaces,
-                          limits: InputLimits, decoded known: DecodedFiles = DecodedFiles()) throws(MarqueeError) -> Placeholder {
-    func decoded(_ url: URL) throws(MarqueeError) -> RGBAImage {
+                          limits: InputLimits) throws(MarqueeError) -> Placeholder {
+    var none = DecodedFiles()
+    return try read(light: light, dark: dark, surfaces: surfaces, limits: limits, decoded: &none)
+  }
+
+  /// ``read(light:dark:surfaces:limits:)`` for a build: a file whose bytes
+  /// `decoded` holds a picture of takes it instead of being decoded again,
+  /// and each file's thumbnail is recorded in `decoded` under its bytes,
+  /// for the build's own check of the placeholder.
+  static func read(light: URL, dark: URL, surfaces: PictureLook.Surfaces, limits: InputLimits,
+                   decoded known: inout DecodedFiles) throws(MarqueeError) -> Placeholder {
+    func read(_ url: URL) throws(MarqueeError) -> (data: Data, picture: RGBAImage) {
       do {
         let file = try limits.openSourceFile(atPath: url.path)
         try limits.check(file)
         let data = try file.readAll()
-        if let picture = known.picture(for: data) { return picture }
-        return try ImageSource.open(data: data, path: url.path, limits: limits).decodeStill().image
+        if let picture = known.picture(for: data) { return (data, picture) }
+        return (data, try ImageSource.open(data: data, path: url.path, limits: limits).decodeStill().image)
       } catch {
         throw MarqueeError.encoding(error, file: url.lastPathComponent, output: "the placeholder")
       }
     }
-    let (lightPicture, darkPicture) = (try decoded(light), try decoded(dark))
+    let (lightFile, darkFile) = (try read(light), try read(dark))
     do {
-      return try make(light: lightPicture, dark: darkPicture, surfaces: surfaces)
+      let l = try Thumbnail(lightFile.picture), d = try Thumbnail(darkFile.picture)
+      known.record(lightFile.data, thumbnail: l)
+      known.record(darkFile.data, thumbnail: d)
+      return make(light: l, dark: d, surfaces: surfaces)
     } catch {
       throw MarqueeError.encoding(error, file: light.lastPathComponent, output: "the placeholder")
     }
@@ -89,13 +106,22 @@ public struct Placeholder: Sendable, Equatable, Codable {
   /// picture's size gives, which puts its ratio as near the picture's as
   /// the format can. Each `color` must be the average as shown within
   /// ``colourTolerance``.
+  ///
+  /// - Parameter thumbnails: the pictures' thumbnails when the caller has
+  ///   them (a build recorded them making the placeholder from the same
+  ///   files); made here otherwise.
   public func problems(light: RGBAImage, dark: RGBAImage, surfaces: PictureLook.Surfaces) -> [String] {
+    problems(light: light, dark: dark, surfaces: surfaces, thumbnails: (nil, nil))
+  }
+
+  func problems(light: RGBAImage, dark: RGBAImage, surfaces: PictureLook.Surfaces,
+                thumbnails: (light: Thumbnail?, dark: Thumbnail?)) -> [String] {
     var problems: [String] = []
-    for (key, hash, colourKey, colour, picture, surface) in [
-      ("thumbhash", thumbHash, "color", self.colour, light, surfaces.light),
-      ("dark_thumbhash", darkThumbHash, "dark_color", darkColour, dark, surfaces.dark),
+    for (key, hash, colourKey, colour, picture, known, surface) in [
+      ("thumbhash", thumbHash, "color", self.colour, light, thumbnails.light, surfaces.light),
+      ("dark_thumbhash", darkThumbHash, "dark_color", darkColour, dark, thumbnails.dark, surfaces.dark),
     ] {
-      guard let thumbnail = try? Thumbnail(picture) else {
+      guard let thumbnail = known ?? (try? Thumbnail(picture)) else {
         problems.append("\(key): the picture could not be scaled to check it")
         continue
       }
@@ -137,7 +163,7 @@ public struct Placeholder: Sendable, Equatable, Codable {
   }
 
   /// A picture's ThumbHash thumbnail and its averages.
-  struct Thumbnail {
+  struct Thumbnail: Sendable, Equatable {
     let image: RGBAImage
 
     init(_ picture: RGBAImage) throws(MediaIOError) {

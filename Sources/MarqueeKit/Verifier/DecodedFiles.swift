@@ -14,6 +14,7 @@ import MediaIO
 /// decoded afresh; `marquee verify` has none and decodes every file.
 public struct DecodedFiles: Sendable, Equatable {
   private var pictures: [SHA256.Digest: RGBAImage] = [:]
+  private var thumbnails: [SHA256.Digest: Placeholder.Thumbnail] = [:]
 
   public init() {}
 
@@ -28,12 +29,25 @@ public struct DecodedFiles: Sendable, Equatable {
     return pictures[SHA256.hash(data)]
   }
 
+  /// Records the placeholder's thumbnail of the picture in the file bytes
+  /// `data`.
+  mutating func record(_ data: Data, thumbnail: Placeholder.Thumbnail) {
+    thumbnails[SHA256.hash(data)] = thumbnail
+  }
+
+  /// The thumbnail recorded for exactly these bytes, or nil.
+  func thumbnail(for data: Data) -> Placeholder.Thumbnail? {
+    guard !thumbnails.isEmpty else { return nil }
+    return thumbnails[SHA256.hash(data)]
+  }
+
   /// Keeps only the pictures of `files` (the published ones; a rejected
   /// candidate's pictures are dropped).
   func published(_ files: [Data]) -> DecodedFiles {
     let digests = Set(files.map { SHA256.hash($0) })
     var kept = DecodedFiles()
     kept.pictures = pictures.filter { digests.contains($0.key) }
+    kept.thumbnails = thumbnails.filter { digests.contains($0.key) }
     return kept
   }
 

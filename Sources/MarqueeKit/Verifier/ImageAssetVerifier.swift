@@ -124,7 +124,15 @@ struct ImageAssetVerifier {
     }
     if let placeholder = assets.placeholder {
       if decode, let light = pictures["url"], let dark = pictures["dark_url"] {
-        for problem in placeholder.problems(light: light, dark: dark, surfaces: surfaces) { fail("banners.json", problem) }
+        // The thumbnails the build made of exactly these files, if any.
+        func thumbnail(_ key: String) -> Placeholder.Thumbnail? {
+          guard let path = assets.files.first(where: { $0.key == key })?.path, let data = judgedBytes[path] else { return nil }
+          return decoded.thumbnail(for: data)
+        }
+        let known = (thumbnail("url"), thumbnail("dark_url"))
+        for problem in placeholder.problems(light: light, dark: dark, surfaces: surfaces, thumbnails: known) {
+          fail("banners.json", problem)
+        }
       }
     } else {
       fail("banners.json", "no thumbhash, dark_thumbhash, color or dark_color: the slot has no placeholder to paint before its picture arrives")
