@@ -107,7 +107,8 @@ public struct DarkVariantGenerator: Sendable {
   /// - a photograph: ``DarkMethod/dimmed``; one with a light panel
   ///   (``lightPanel(in:)``: a caption bar, a split layout's text half)
   ///   first ``DarkMethod/graphicsInvertedProductDimmed``, the panel taken
-  ///   as the ground, so its text is inverted and the photo dimmed;
+  ///   as the ground, so its text is inverted and the photo dimmed, then
+  ///   ``DarkMethod/graphicsInverted``, the rest kept as it is;
   /// - a plain light ground (white, grey, a pale tint):
   ///   ``DarkMethod/graphicsInverted``, then
   ///   ``DarkMethod/graphicsInvertedProductDimmed``, then
@@ -226,8 +227,12 @@ public struct DarkVariantGenerator: Sendable {
     switch analysis.kind {
     case .photograph:
       // A photo with a light panel (a caption bar, a split layout): the
-      // panel and its text inverted, the photo dimmed.
-      return analysis.panel == nil ? [.dimmed] : [.graphicsInvertedProductDimmed, .dimmed]
+      // panel and its text inverted, the photo dimmed; or, when dimming
+      // takes a saturated part too close to the dark panel (a red button
+      // on a white card over a red page: 1.8:1 dimmed, 4:1 kept), the
+      // panel inverted and the rest kept, before the whole is dimmed and
+      // the card stays a light slab.
+      return analysis.panel == nil ? [.dimmed] : [.graphicsInvertedProductDimmed, .graphicsInverted, .dimmed]
     case .transparent:
       // A drawing in dark flat ink (a logo with a brand-coloured mark, a
       // wordmark) and a light card holding text (a white or frosted price

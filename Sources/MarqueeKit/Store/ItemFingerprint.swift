@@ -78,7 +78,9 @@ public struct ItemFingerprint: Sendable, Equatable {
   /// average) as well as its share, so a large outlined box's outline turns
   /// light; what lies round a photograph's light panel (a brand-blue page
   /// round a white card) is kept dimmed with the photo, not lifted as ink.
-  public static let outputFormatVersion = 21
+  /// 22: a photograph with a light panel tries `graphics inverted` (the
+  /// panel inverted, the rest kept) before `dimmed`.
+  public static let outputFormatVersion = 22
 
   /// Marquee's version (`marquee --version`).
   public static let marqueeVersion = "0.2.0"

@@ -401,6 +401,15 @@ struct DarkVariantLegibilityTests {
                       TextLayer(text: "Your order shipped", size: 56, colour: "0x111111", x: 235, y: 160),
                       TextLayer(text: "Arrives Thursday", size: 36, colour: "0x444444", x: 235, y: 260),
                     ]),
+    // A rounded white card with a red pill button (a white label) on a red
+    // page: dimmed with the page, the button's rim falls to 1.8:1 against
+    // the dark card.
+    GeneratedBanner(id: "redcard", height: 720, ground: "color=0xDC2626:s=1170x720,format=rgb24,geq=r='if(lt(hypot(max(abs(X-585)-326\\,0)\\,max(abs(Y-360)-216\\,0))\\,24)*gte(hypot(max(abs(X-425)-110\\,0)\\,Y-520)\\,40)\\,255\\,220)':g='if(lt(hypot(max(abs(X-585)-326\\,0)\\,max(abs(Y-360)-216\\,0))\\,24)*gte(hypot(max(abs(X-425)-110\\,0)\\,Y-520)\\,40)\\,255\\,38)':b='if(lt(hypot(max(abs(X-585)-326\\,0)\\,max(abs(Y-360)-216\\,0))\\,24)*gte(hypot(max(abs(X-425)-110\\,0)\\,Y-520)\\,40)\\,255\\,38)'",
+                    layers: [
+                      TextLayer(text: "Spring Sale", size: 52, colour: "0x141418", x: 275, y: 160),
+                      TextLayer(text: "Up to 40 off everything", size: 28, colour: "0x50505A", x: 275, y: 240),
+                      TextLayer(text: "Shop now", size: 30, colour: "white", x: 360, y: 505),
+                    ]),
     // A white card with a soft drop shadow (grey, blurred by 18 px) on a
     // light grey page.
     GeneratedBanner(id: "shadowcard", ground: "color=0xF5F5F5:s=1170x658,drawbox=x=150:y=110:w=880:h=460:color=0x999999:t=fill,gblur=sigma=18,drawbox=x=135:y=90:w=880:h=460:color=white:t=fill",
@@ -772,6 +781,40 @@ struct DarkVariantLegibilityTests {
     for (p, q) in [(page.r, button.r), (page.g, button.g), (page.b, button.b)] {
       #expect(abs(p - q) <= 12, "the page \(page) and its button \(button) differ")
     }
+  }
+
+  @Test("a white card on a red page with a red button turns a dark card with light text; the page and the button keep their red")
+  func redPageRoundACardKeepsItsButton() throws {
+    let b = try Self.built.get()
+    let light = try b.picture("redcard", "url"), dark = try b.picture("redcard", "dark_url")
+    /// Mean colour of a box given at 1170 px.
+    func mean(_ image: RGBAImage, _ box: (Int, Int, Int, Int)) -> (r: Double, g: Double, b: Double) {
+      let k = Double(image.width) / 1170
+      var sum = (0.0, 0.0, 0.0), n = 0.0
+      for y in Int(Double(box.1) * k)..<Int(Double(box.1 + box.3) * k) {
+        for x in Int(Double(box.0) * k)..<Int(Double(box.0 + box.2) * k) {
+          let c = pixelColour(image, y * image.width + x)
+          sum = (sum.0 + c.0, sum.1 + c.1, sum.2 + c.2)
+          n += 1
+        }
+      }
+      return (sum.0 / n, sum.1 / n, sum.2 / n)
+    }
+    func relative(_ c: (r: Double, g: Double, b: Double)) -> Double {
+      luminance(UInt8(c.r.rounded()), UInt8(c.g.rounded()), UInt8(c.b.rounded()))
+    }
+    let card = mean(dark, (700, 300, 200, 200)), page = mean(dark, (20, 20, 140, 60))
+    let button = mean(dark, (320, 486, 210, 12)), lightPage = mean(light, (20, 20, 140, 60))
+    #expect(sRGBLuma((card.r, card.g, card.b)) < 60, "the card is \(card): a light slab")
+    #expect(page.r > page.g + 100 && page.r > page.b + 100, "the page lost its red: \(page)")
+    #expect(sRGBLuma((page.r, page.g, page.b)) <= sRGBLuma((lightPage.r, lightPage.g, lightPage.b)) + 2,
+            "the page \(page) is lighter than in light mode, \(lightPage)")
+    #expect(button.r > button.g + 100, "the button lost its red: \(button)")
+    #expect(contrast(relative(button), relative(card)) >= 2.5, "the button \(button) fades into the card \(card)")
+    let mask = try FFmpegOracle.decode(b.fixture.dir.appendingPathComponent("redcard-mask0.png"))
+    let resized = mask.width == dark.width ? mask : try ImageResampler.resize(mask, width: dark.width, height: dark.height)
+    let title = InkOnGround(dark, mask: resized)
+    #expect(title.ratio >= 4.5 && title.ink > title.ground, "the title is \(title.ratio):1 on its card")
   }
 
   @Test("a photograph inside a light card stays a photograph while the card turns dark")
