@@ -181,45 +181,64 @@ public struct ImageRenderer: Sendable {
   {
     let light = try encodeStill(image, dark: .sameAsLight, names: names, file: file).prefix(2)
     let lightWebPData = light[light.startIndex].1, lightJPEGData = light[light.startIndex + 1].1
+    // Each file is hashed once: a candidate's files are looked up by their
+    // bytes (a comparison, far cheaper than a hash) when published.
+    var digests: [(data: Data, digest: SHA256.Digest)] = []
+    func digest(_ data: Data) -> SHA256.Digest {
+      if let known = digests.first(where: { $0.data == data }) { return known.digest }
+      let computed = SHA256.hash(data)
+      digests.append((data, computed))
+      return computed
+    }
+    let lightWebPDigest = digest(lightWebPData), lightJPEGDigest = digest(lightJPEGData)
     let check = DarkVariantCheck(surfaces: PictureLook.Surfaces(light: options.background, dark: options.darkSurface))
-    // The light files are decoded and read once for every candidate; the
-    // JPEG only when a candidate's JPEG pair is judged.
+    // Each file is decoded once; what it decodes to is recorded under its
+    // digest for the placeholder and the build's check.
     var decoded = DecodedFiles()
-    func decodedStill(_ data: Data, name: String) -> RGBAImage? {
-      let picture = self.decodedStill(data, name: name)
-      if let picture { decoded.record(data, picture: picture) }
+    func decodedRecording(_ data: Data, _ digest: SHA256.Digest, name: String) -> RGBAImage? {
+      let picture = decodedStill(data, name: name)
+      if let picture { decoded.record(digest, picture: picture) }
       return picture
     }
-    let lightWebP = decodedStill(lightWebPData, name: names.webp).map(check.light)
-    var lightJPEG: RGBAImage??
+    // The light files are read once for every candidate; the JPEG only
+    // when a candidate's JPEG pair is judged.
+    let lightWebP = decodedRecording(lightWebPData, lightWebPDigest, name: names.webp).map(check.light)
+    let transparent = lightWebP?.image.hasTransparency ?? false
+    var lightJPEG: (picture: RGBAImage?, alikeWebP: Bool)?
     var lightJPEGRead: DarkVariantCheck.Light?
     var judgements = DarkJudgements()
     let judged = try darkGenerator.makeCodedDarkVariant(
       of: image, encode: { (dark) throws(MarqueeError) in try encodeDark(dark, names: names, file: file) },
       judge: { darkFiles in
+        let darkWebPDigest = digest(darkFiles[0].1), darkJPEGDigest = digest(darkFiles[1].1)
         // A file that cannot be decoded is reported by the build's check
         // of its outputs.
-        guard let lightWebP, let darkWebP = decodedStill(darkFiles[0].1, name: names.darkWebp) else { return ([], 0) }
+        guard let lightWebP, let darkWebP = decodedRecording(darkFiles[0].1, darkWebPDigest, name: names.darkWebp)
+        else { return ([], 0) }
         let webp = check.judgement(of: darkWebP, against: lightWebP)
-        judgements.record(light: lightWebPData, dark: darkFiles[0].1, problems: webp.problems)
-        guard !lightWebP.image.hasTransparency else { return (webp.problems, webp.shortfall) }
-        if lightJPEG == nil { lightJPEG = .some(decodedStill(lightJPEGData, name: names.jpeg)) }
-        guard let lightJPEGPicture = lightJPEG ?? nil,
-              let darkJPEG = decodedStill(darkFiles[1].1, name: names.darkJpeg) else { return (webp.problems, webp.shortfall) }
+        judgements.record(light: lightWebPDigest, dark: darkWebPDigest, problems: webp.problems)
+        guard !transparent else { return (webp.problems, webp.shortfall) }
+        if lightJPEG == nil {
+          let picture = decodedRecording(lightJPEGData, lightJPEGDigest, name: names.jpeg)
+          lightJPEG = (picture, picture.map { CodedAlike.same($0, lightWebP.image) } ?? false)
+        }
+        guard let lightJPEGPicture = lightJPEG?.picture,
+              let darkJPEG = decodedRecording(darkFiles[1].1, darkJPEGDigest, name: names.darkJpeg)
+        else { return (webp.problems, webp.shortfall) }
         // What `verify` finds for the JPEG pair: the WebP pair's judgement
         // when the JPEGs show the same pictures, its own otherwise.
-        if CodedAlike.same(lightJPEGPicture, lightWebP.image) && CodedAlike.same(darkJPEG, darkWebP) {
-          judgements.record(light: lightJPEGData, dark: darkFiles[1].1, problems: webp.problems)
+        if lightJPEG?.alikeWebP == true && CodedAlike.same(darkJPEG, darkWebP) {
+          judgements.record(light: lightJPEGDigest, dark: darkJPEGDigest, problems: webp.problems)
           return (webp.problems, webp.shortfall)
         }
         let jpegLight = lightJPEGRead ?? check.light(lightJPEGPicture)
         lightJPEGRead = jpegLight
         let jpeg = check.judgement(of: darkJPEG, against: jpegLight)
-        judgements.record(light: lightJPEGData, dark: darkFiles[1].1, problems: jpeg.problems)
+        judgements.record(light: lightJPEGDigest, dark: darkJPEGDigest, problems: jpeg.problems)
         return (webp.problems + jpeg.problems, webp.shortfall + jpeg.shortfall)
       })
+    let published = Set([lightWebPDigest, lightJPEGDigest] + judged.files.map { digest($0.1) })
     let files = Array(light) + judged.files
-    let published = files.map(\.1)
     return (judged.variant, files, judgements.published(published), decoded.published(published))
   }
 

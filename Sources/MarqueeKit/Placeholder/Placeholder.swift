@@ -65,17 +65,20 @@ public struct Placeholder: Sendable, Equatable, Codable {
 
   /// ``read(light:dark:surfaces:limits:)`` for a build: a file whose bytes
   /// `decoded` holds a picture of takes it instead of being decoded again,
-  /// and each file's thumbnail is recorded in `decoded` under its bytes,
-  /// for the build's own check of the placeholder.
+  /// and its thumbnail is recorded in `decoded` under the same digest, for
+  /// the build's own check of the placeholder. With `decoded` empty nothing
+  /// is hashed.
   static func read(light: URL, dark: URL, surfaces: PictureLook.Surfaces, limits: InputLimits,
                    decoded known: inout DecodedFiles) throws(MarqueeError) -> Placeholder {
-    func read(_ url: URL) throws(MarqueeError) -> (data: Data, picture: RGBAImage) {
+    let hashing = !known.isEmpty
+    func read(_ url: URL) throws(MarqueeError) -> (digest: SHA256.Digest?, picture: RGBAImage) {
       do {
         let file = try limits.openSourceFile(atPath: url.path)
         try limits.check(file)
         let data = try file.readAll()
-        if let picture = known.picture(for: data) { return (data, picture) }
-        return (data, try ImageSource.open(data: data, path: url.path, limits: limits).decodeStill().image)
+        let digest = hashing ? SHA256.hash(data) : nil
+        if let digest, let picture = known.picture(for: digest) { return (digest, picture) }
+        return (digest, try ImageSource.open(data: data, path: url.path, limits: limits).decodeStill().image)
       } catch {
         throw MarqueeError.encoding(error, file: url.lastPathComponent, output: "the placeholder")
       }
@@ -83,8 +86,8 @@ public struct Placeholder: Sendable, Equatable, Codable {
     let (lightFile, darkFile) = (try read(light), try read(dark))
     do {
       let l = try Thumbnail(lightFile.picture), d = try Thumbnail(darkFile.picture)
-      known.record(lightFile.data, thumbnail: l)
-      known.record(darkFile.data, thumbnail: d)
+      if let digest = lightFile.digest { known.record(digest, thumbnail: l) }
+      if let digest = darkFile.digest { known.record(digest, thumbnail: d) }
       return make(light: l, dark: d, surfaces: surfaces)
     } catch {
       throw MarqueeError.encoding(error, file: light.lastPathComponent, output: "the placeholder")

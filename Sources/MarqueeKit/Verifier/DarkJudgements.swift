@@ -27,20 +27,35 @@ public struct DarkJudgements: Sendable, Equatable {
   /// Records the problems found (empty: the pair passes) for the files
   /// `light` and `dark`.
   mutating func record(light: Data, dark: Data, problems found: [String]) {
-    problems[Pair(light: SHA256.hash(light), dark: SHA256.hash(dark))] = found
+    record(light: SHA256.hash(light), dark: SHA256.hash(dark), problems: found)
+  }
+
+  /// Records the problems found for the files whose bytes have the digests
+  /// `light` and `dark`.
+  mutating func record(light: SHA256.Digest, dark: SHA256.Digest, problems found: [String]) {
+    problems[Pair(light: light, dark: dark)] = found
   }
 
   /// The problems recorded for exactly these bytes, or nil when the pair
   /// was never judged.
   func problems(light: Data, dark: Data) -> [String]? {
     guard !problems.isEmpty else { return nil }
-    return problems[Pair(light: SHA256.hash(light), dark: SHA256.hash(dark))]
+    return problems(light: SHA256.hash(light), dark: SHA256.hash(dark))
+  }
+
+  /// The problems recorded for the files with these digests, or nil.
+  func problems(light: SHA256.Digest, dark: SHA256.Digest) -> [String]? {
+    problems[Pair(light: light, dark: dark)]
   }
 
   /// Keeps only the pairs whose two files are among `files` (the published
   /// ones; a rejected candidate's pairs are dropped).
   func published(_ files: [Data]) -> DarkJudgements {
-    let digests = Set(files.map { SHA256.hash($0) })
+    published(Set(files.map { SHA256.hash($0) }))
+  }
+
+  /// Keeps only the pairs whose two files' digests are among `digests`.
+  func published(_ digests: Set<SHA256.Digest>) -> DarkJudgements {
     var kept = DarkJudgements()
     kept.problems = problems.filter { digests.contains($0.key.light) && digests.contains($0.key.dark) }
     return kept

@@ -18,38 +18,40 @@ public struct DecodedFiles: Sendable, Equatable {
 
   public init() {}
 
-  /// Records `picture`, decoded from the file bytes `data`.
-  mutating func record(_ data: Data, picture: RGBAImage) {
-    pictures[SHA256.hash(data)] = picture
+  /// Records `picture`, decoded from the file whose bytes have the
+  /// SHA-256 `digest`.
+  mutating func record(_ digest: SHA256.Digest, picture: RGBAImage) {
+    pictures[digest] = picture
   }
 
-  /// The picture recorded for exactly these bytes, or nil.
-  func picture(for data: Data) -> RGBAImage? {
-    guard !pictures.isEmpty else { return nil }
-    return pictures[SHA256.hash(data)]
+  /// The picture recorded for the file with this digest, or nil.
+  func picture(for digest: SHA256.Digest) -> RGBAImage? {
+    pictures[digest]
   }
 
-  /// Records the placeholder's thumbnail of the picture in the file bytes
-  /// `data`.
-  mutating func record(_ data: Data, thumbnail: Placeholder.Thumbnail) {
-    thumbnails[SHA256.hash(data)] = thumbnail
+  /// Records the placeholder's thumbnail of the picture in the file whose
+  /// bytes have the SHA-256 `digest`.
+  mutating func record(_ digest: SHA256.Digest, thumbnail: Placeholder.Thumbnail) {
+    thumbnails[digest] = thumbnail
   }
 
-  /// The thumbnail recorded for exactly these bytes, or nil.
-  func thumbnail(for data: Data) -> Placeholder.Thumbnail? {
-    guard !thumbnails.isEmpty else { return nil }
-    return thumbnails[SHA256.hash(data)]
+  /// The thumbnail recorded for the file with this digest, or nil.
+  func thumbnail(for digest: SHA256.Digest) -> Placeholder.Thumbnail? {
+    thumbnails[digest]
   }
 
-  /// Keeps only the pictures of `files` (the published ones; a rejected
-  /// candidate's pictures are dropped).
-  func published(_ files: [Data]) -> DecodedFiles {
-    let digests = Set(files.map { SHA256.hash($0) })
+  /// Keeps only the pictures of the files whose digests are among
+  /// `digests` (the published ones; a rejected candidate's pictures are
+  /// dropped).
+  func published(_ digests: Set<SHA256.Digest>) -> DecodedFiles {
     var kept = DecodedFiles()
     kept.pictures = pictures.filter { digests.contains($0.key) }
     kept.thumbnails = thumbnails.filter { digests.contains($0.key) }
     return kept
   }
+
+  /// Whether nothing is recorded: a caller need not hash its files.
+  var isEmpty: Bool { pictures.isEmpty && thumbnails.isEmpty }
 
   /// How many pictures are recorded.
   var count: Int { pictures.count }

@@ -126,8 +126,8 @@ struct ImageAssetVerifier {
       if decode, let light = pictures["url"], let dark = pictures["dark_url"] {
         // The thumbnails the build made of exactly these files, if any.
         func thumbnail(_ key: String) -> Placeholder.Thumbnail? {
-          guard let path = assets.files.first(where: { $0.key == key })?.path, let data = judgedBytes[path] else { return nil }
-          return decoded.thumbnail(for: data)
+          guard let path = assets.files.first(where: { $0.key == key })?.path, let digest = judgedDigests[path] else { return nil }
+          return decoded.thumbnail(for: digest)
         }
         let known = (thumbnail("url"), thumbnail("dark_url"))
         for problem in placeholder.problems(light: light, dark: dark, surfaces: surfaces, thumbnails: known) {
@@ -155,9 +155,10 @@ struct ImageAssetVerifier {
   /// (``DecodedFiles``): a file with exactly those bytes takes its picture
   /// instead of being decoded again. Empty for `marquee verify`.
   var decoded = DecodedFiles()
-  /// The bytes of the `url`, `dark_url`, `jpeg_url` and `dark_jpeg_url`
-  /// files as read for decoding, by path, for their digests.
-  private var judgedBytes: [String: Data] = [:]
+  /// The SHA-256 of the `url`, `dark_url`, `jpeg_url` and `dark_jpeg_url`
+  /// files as read for decoding, by path, when the build handed over
+  /// judgements or pictures to look them up in.
+  private var judgedDigests: [String: SHA256.Digest] = [:]
 
   /// The recorded judgement of the files under `lightKey` and `darkKey`,
   /// read from disk and named by their digests, or nil.
@@ -165,9 +166,15 @@ struct ImageAssetVerifier {
     guard judged.count > 0,
           let lightPath = assets.files.first(where: { $0.key == lightKey })?.path,
           let darkPath = assets.files.first(where: { $0.key == darkKey })?.path,
-          let light = judgedBytes[lightPath] ?? (try? files.open(lightPath).readAll(limit: Self.maxJudgedFileBytes)),
-          let dark = judgedBytes[darkPath] ?? (try? files.open(darkPath).readAll(limit: Self.maxJudgedFileBytes)) else { return nil }
+          let light = judgedDigests[lightPath] ?? digest(of: lightPath),
+          let dark = judgedDigests[darkPath] ?? digest(of: darkPath) else { return nil }
     return judged.problems(light: light, dark: dark)
+  }
+
+  /// The SHA-256 of the bundle file at `path`, or nil when it cannot be
+  /// read or is larger than ``maxJudgedFileBytes``.
+  private func digest(of path: String) -> SHA256.Digest? {
+    (try? files.open(path).readAll(limit: Self.maxJudgedFileBytes)).map { SHA256.hash($0) }
   }
 
   /// A file larger than this is judged afresh rather than read whole for
@@ -183,11 +190,7 @@ struct ImageAssetVerifier {
     let source: ImageSource
     let data: Data
     do {
-      // `files.image(_:limits:)`, with the bytes kept for their digest.
-      let opened = try files.open(file.path)
-      try Self.openLimits.check(opened)
-      data = try opened.readAll()
-      source = try ImageSource.open(data: data, path: files.url(file.path).path, limits: Self.openLimits)
+      (source, data) = try files.imageAndBytes(file.path, limits: Self.openLimits)
     } catch {
       fail(file.path, "\(file.key): not a readable image: \(error.reason)")
       return
@@ -219,9 +222,12 @@ struct ImageAssetVerifier {
     guard decode else { return }
     do {
       let judgedKey = ["url", "dark_url", "jpeg_url", "dark_jpeg_url"].contains(file.key)
-      if judgedKey && Int64(data.count) <= Self.maxJudgedFileBytes { judgedBytes[file.path] = data }
+      // Hashed once, and only when there is something to look it up in.
+      let digest = judgedKey && (judged.count > 0 || !decoded.isEmpty) && Int64(data.count) <= Self.maxJudgedFileBytes
+        ? SHA256.hash(data) : nil
+      if let digest { judgedDigests[file.path] = digest }
       let image: RGBAImage
-      if judgedKey, let known = decoded.picture(for: data) {
+      if let digest, let known = decoded.picture(for: digest) {
         image = known
       } else {
         image = try source.decodeStill().image

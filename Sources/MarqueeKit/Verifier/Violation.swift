@@ -99,6 +99,14 @@ struct AssetFiles: Sendable {
 
   /// Opens a bundle image (`ImageSource.open(file:…)`) within `limits`.
   func image(_ path: String, limits: InputLimits) throws(MediaIOError) -> ImageSource {
-    try ImageSource.open(file: try open(path), path: url(path).path, limits: limits)
+    try imageAndBytes(path, limits: limits).source
+  }
+
+  /// ``image(_:limits:)``, with the file's bytes as read.
+  func imageAndBytes(_ path: String, limits: InputLimits) throws(MediaIOError) -> (source: ImageSource, data: Data) {
+    let file = try open(path)
+    try limits.check(file)
+    let data = try file.readAll()
+    return (try ImageSource.open(data: data, path: url(path).path, limits: limits), data)
   }
 }

@@ -35,6 +35,24 @@ private func pixelColour(_ image: RGBAImage, _ o: Int) -> (Double, Double, Doubl
 /// The Rec. 709 luma of an sRGB-encoded colour, 0–255.
 private func sRGBLuma(_ c: (Double, Double, Double)) -> Double { 0.2126 * c.0 + 0.7152 * c.1 + 0.0722 * c.2 }
 
+/// Mean colour of a box given in pixels of the banner at 1170 px wide,
+/// and its luma.
+private func mean(_ image: RGBAImage, _ box: (Int, Int, Int, Int)) -> (r: Double, g: Double, b: Double, luma: Double) {
+  let k = Double(image.width) / 1170
+  let x0 = Int(Double(box.0) * k), y0 = Int(Double(box.1) * k)
+  let x1 = Int(Double(box.0 + box.2) * k), y1 = Int(Double(box.1 + box.3) * k)
+  var sum = (0.0, 0.0, 0.0)
+  for y in y0..<y1 {
+    for x in x0..<x1 {
+      let i = (y * image.width + x) * 4
+      sum.0 += Double(image.pixels[i]); sum.1 += Double(image.pixels[i + 1]); sum.2 += Double(image.pixels[i + 2])
+    }
+  }
+  let n = Double((x1 - x0) * (y1 - y0))
+  let (r, g, bl) = (sum.0 / n, sum.1 / n, sum.2 / n)
+  return (r, g, bl, 0.2126 * r + 0.7152 * g + 0.0722 * bl)
+}
+
 private func median(_ values: [Double]) -> Double {
   guard !values.isEmpty else { return 0 }
   return values.sorted()[values.count / 2]
@@ -760,23 +778,9 @@ struct DarkVariantLegibilityTests {
   func brandPageRoundACardMatchesItsButton() throws {
     let b = try Self.built.get()
     let light = try b.picture("bluecard", "url"), dark = try b.picture("bluecard", "dark_url")
-    /// Mean colour of a box given at 1170 px.
-    func mean(_ image: RGBAImage, _ box: (Int, Int, Int, Int)) -> (r: Double, g: Double, b: Double) {
-      let k = Double(image.width) / 1170
-      var sum = (0.0, 0.0, 0.0), n = 0.0
-      for y in Int(Double(box.1) * k)..<Int(Double(box.1 + box.3) * k) {
-        for x in Int(Double(box.0) * k)..<Int(Double(box.0 + box.2) * k) {
-          let c = pixelColour(image, y * image.width + x)
-          sum = (sum.0 + c.0, sum.1 + c.1, sum.2 + c.2)
-          n += 1
-        }
-      }
-      return (sum.0 / n, sum.1 / n, sum.2 / n)
-    }
     let page = mean(dark, (20, 20, 140, 60)), button = mean(dark, (260, 420, 250, 50))
     let lightPage = mean(light, (20, 20, 140, 60))
-    func luma(_ c: (r: Double, g: Double, b: Double)) -> Double { 0.2126 * c.r + 0.7152 * c.g + 0.0722 * c.b }
-    #expect(luma(page) <= luma(lightPage), "the page's luma \(luma(page)) is over the light page's \(luma(lightPage))")
+    #expect(page.luma <= lightPage.luma, "the page's luma \(page.luma) is over the light page's \(lightPage.luma)")
     #expect(page.b > page.r + 60, "the page is no longer blue: \(page)")
     for (p, q) in [(page.r, button.r), (page.g, button.g), (page.b, button.b)] {
       #expect(abs(p - q) <= 12, "the page \(page) and its button \(button) differ")
@@ -787,27 +791,14 @@ struct DarkVariantLegibilityTests {
   func redPageRoundACardKeepsItsButton() throws {
     let b = try Self.built.get()
     let light = try b.picture("redcard", "url"), dark = try b.picture("redcard", "dark_url")
-    /// Mean colour of a box given at 1170 px.
-    func mean(_ image: RGBAImage, _ box: (Int, Int, Int, Int)) -> (r: Double, g: Double, b: Double) {
-      let k = Double(image.width) / 1170
-      var sum = (0.0, 0.0, 0.0), n = 0.0
-      for y in Int(Double(box.1) * k)..<Int(Double(box.1 + box.3) * k) {
-        for x in Int(Double(box.0) * k)..<Int(Double(box.0 + box.2) * k) {
-          let c = pixelColour(image, y * image.width + x)
-          sum = (sum.0 + c.0, sum.1 + c.1, sum.2 + c.2)
-          n += 1
-        }
-      }
-      return (sum.0 / n, sum.1 / n, sum.2 / n)
-    }
-    func relative(_ c: (r: Double, g: Double, b: Double)) -> Double {
+    func relative(_ c: (r: Double, g: Double, b: Double, luma: Double)) -> Double {
       luminance(UInt8(c.r.rounded()), UInt8(c.g.rounded()), UInt8(c.b.rounded()))
     }
     let card = mean(dark, (700, 300, 200, 200)), page = mean(dark, (20, 20, 140, 60))
     let button = mean(dark, (320, 486, 210, 12)), lightPage = mean(light, (20, 20, 140, 60))
-    #expect(sRGBLuma((card.r, card.g, card.b)) < 60, "the card is \(card): a light slab")
+    #expect(card.luma < 60, "the card is \(card): a light slab")
     #expect(page.r > page.g + 100 && page.r > page.b + 100, "the page lost its red: \(page)")
-    #expect(sRGBLuma((page.r, page.g, page.b)) <= sRGBLuma((lightPage.r, lightPage.g, lightPage.b)) + 2,
+    #expect(page.luma <= lightPage.luma + 2,
             "the page \(page) is lighter than in light mode, \(lightPage)")
     #expect(button.r > button.g + 100, "the button lost its red: \(button)")
     #expect(contrast(relative(button), relative(card)) >= 2.5, "the button \(button) fades into the card \(card)")
@@ -999,22 +990,6 @@ struct DarkVariantLegibilityTests {
   @Test("a card's drop shadow stays darker than the page, never a light glow or crescent (a white sale card on cream, PNG and JPEG, too); a white card on a blue-to-pink page turns a neutral dark card; a white UI card in a deep shadow turns dark, a black card stays dark on a dark page")
   func shadowsAndTintedPagesKeepTheirLook() throws {
     let b = try Self.built.get()
-    /// Mean colour of a box given at 1170 px.
-    func mean(_ image: RGBAImage, _ box: (Int, Int, Int, Int)) -> (r: Double, g: Double, b: Double, luma: Double) {
-      let k = Double(image.width) / 1170
-      let x0 = Int(Double(box.0) * k), y0 = Int(Double(box.1) * k)
-      let x1 = Int(Double(box.0 + box.2) * k), y1 = Int(Double(box.1 + box.3) * k)
-      var sum = (0.0, 0.0, 0.0)
-      for y in y0..<y1 {
-        for x in x0..<x1 {
-          let i = (y * image.width + x) * 4
-          sum.0 += Double(image.pixels[i]); sum.1 += Double(image.pixels[i + 1]); sum.2 += Double(image.pixels[i + 2])
-        }
-      }
-      let n = Double((x1 - x0) * (y1 - y0))
-      let (r, g, bl) = (sum.0 / n, sum.1 / n, sum.2 / n)
-      return (r, g, bl, 0.2126 * r + 0.7152 * g + 0.0722 * bl)
-    }
     let light = try b.picture("shadowcard", "url"), dark = try b.picture("shadowcard", "dark_url")
     let page = (20, 20, 60, 40)
     // The shadow right of the card and under it: darker than the page in
