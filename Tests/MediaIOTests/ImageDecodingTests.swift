@@ -330,6 +330,57 @@ func stripAPP2(_ data: Data) throws -> Data {
 
 @Suite("Resampling with alpha")
 struct ResamplingTests {
+  /// The same picture resized by ffmpeg's `scale` filter, on packed RGBA,
+  /// with the flags `PixelConverter.resize` documents.
+  func ffmpegResize(_ image: RGBAImage, width: Int, height: Int) throws -> Data {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("marquee-resize-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let input = dir.appendingPathComponent("in.rgba")
+    try Data(image.pixels).write(to: input)
+    return try runTool("ffmpeg", ["-v", "error", "-f", "rawvideo", "-pix_fmt", "rgba", "-s", "\(image.width)x\(image.height)",
+                                  "-i", input.path, "-vf",
+                                  "scale=\(width):\(height):flags=lanczos+accurate_rnd+full_chroma_int+full_chroma_inp",
+                                  "-f", "rawvideo", "-pix_fmt", "rgba", "-"])
+  }
+
+  /// Noise over gradients, with `alpha` per pixel.
+  func noisePicture(width: Int, height: Int, alpha: (Int, Int) -> UInt8) -> RGBAImage {
+    var random = SplitMix64(seed: 7)
+    var pixels: [UInt8] = []
+    for y in 0..<height {
+      for x in 0..<width {
+        let n = UInt8(truncatingIfNeeded: random.next() & 63)
+        pixels += [UInt8(x * 191 / width) &+ n, UInt8(y * 191 / height) &+ n, UInt8((x + y) * 95 / (width + height)) &+ n,
+                   alpha(x, y)]
+      }
+    }
+    return RGBAImage(width: width, height: height, pixels: pixels)
+  }
+
+  @Test("resizing an opaque picture gives ffmpeg's Lanczos scale of packed RGBA byte for byte (planar in and out)",
+        arguments: [(117, 66), (240, 135), (37, 21)])
+  func opaqueResizeMatchesFFmpeg(size: (Int, Int)) throws {
+    let image = noisePicture(width: 351, height: 197) { _, _ in 255 }
+    let ours = try PixelConverter.resize(image, width: size.0, height: size.1)
+    let theirs = try ffmpegResize(image, width: size.0, height: size.1)
+    #expect(ByteComparison.difference(Data(ours.pixels), theirs) == nil)
+  }
+
+  @Test("alpha is filtered like the colours: within 2 levels of ffmpeg's packed RGBA scale, colours equal")
+  func alphaResizeMatchesFFmpeg() throws {
+    let image = noisePicture(width: 351, height: 197) { x, _ in UInt8(x * 255 / 350) }
+    let ours = try PixelConverter.resize(image, width: 130, height: 73)
+    let theirs = [UInt8](try ffmpegResize(image, width: 130, height: 73))
+    #expect(theirs.count == ours.pixels.count)
+    var colour = 0, alpha = 0
+    for i in 0..<min(theirs.count, ours.pixels.count) {
+      let d = abs(Int(theirs[i]) - Int(ours.pixels[i]))
+      if i % 4 == 3 { alpha = max(alpha, d) } else { colour = max(colour, d) }
+    }
+    #expect(colour == 0 && alpha <= 2, "colours differ by up to \(colour), alpha by up to \(alpha)")
+  }
+
   @Test("transparent pixels' hidden colour does not bleed into the edge")
   func noDarkFringe() throws {
     // Left half opaque white, right half fully transparent *black*.

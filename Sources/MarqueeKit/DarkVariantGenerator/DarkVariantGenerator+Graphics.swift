@@ -129,6 +129,14 @@ extension DarkVariantGenerator {
     /// read behind a hole's antialiased rim: a handle's edge ramps from the
     /// page to the body over two to three pixels, five with a JPEG's blur.
     static let holeBodyDepth = 4...6
+    /// A part lighter than the ground everywhere whose body, read
+    /// ``holeBodyDepth`` inside its rim, is at most this many luma levels
+    /// lighter than the ground beside the rim is a swell of the ground (a
+    /// vignette's bright centre, a soft spotlight), not a panel: it has no
+    /// edge, and becomes the surface with the ground. A white card on a
+    /// light grey page steps up 13 levels at its rim (about 6 with a JPEG's
+    /// blur); a vignette's centre rises about 1 level in 8 pixels.
+    static let swellStep = 3
     /// A hole in a light product whose body, read ``holeBodyDepth`` inside
     /// it, is this many times darker in WCAG contrast than the hole is the
     /// page seen through it (a white mug's handle: 1.7–1.8:1, its body at
@@ -419,6 +427,16 @@ extension DarkVariantGenerator {
       for start in 0..<(w * h) where !isGround[start] && !visited[start] {
         collect(start) { !isGround[$0] }
         guard members.count >= GraphicsTuning.minPhotoPixels else { continue }
+        if Self.isSwell(members, of: ground, pixels: p, width: w, height: h, isGround: isGround) {
+          // No panel: it becomes the surface with the ground round it,
+          // never a raised card with no edge.
+          for idx in members {
+            output[idx * 4] = surfaceDark.0
+            output[idx * 4 + 1] = surfaceDark.1
+            output[idx * 4 + 2] = surfaceDark.2
+          }
+          continue
+        }
         var minX = w, maxX = 0, minY = h, maxY = 0
         for idx in members {
           let x = idx % w, y = idx / w
@@ -1090,6 +1108,31 @@ extension DarkVariantGenerator {
       boxes.append(box)
     }
     return boxes
+  }
+
+  /// Whether `members` (a part off the ground) is a swell of the ground
+  /// (``GraphicsTuning/swellStep``): every pixel lighter than the ground
+  /// `ground`, and its body, a few pixels inside its rim, hardly lighter
+  /// than the ground pixels on that rim. A part too thin to have a body (a
+  /// white hairline) is a mark, not a swell.
+  static func isSwell(_ members: [Int], of ground: RGB8, pixels p: UnsafeBufferPointer<UInt8>, width w: Int,
+                      height h: Int, isGround: [Bool]) -> Bool {
+    let groundLuma = Luma.integer(ground.r, ground.g, ground.b)
+    for idx in members where Luma.integer(p[idx * 4], p[idx * 4 + 1], p[idx * 4 + 2]) <= groundLuma { return false }
+    var rim = Set<Int>()
+    for idx in members {
+      let x = idx % w
+      for n in [x > 0 ? idx - 1 : -1, x < w - 1 ? idx + 1 : -1, idx - w, idx + w]
+      where n >= 0 && n < w * h && isGround[n] { rim.insert(n) }
+    }
+    guard !rim.isEmpty else { return false }
+    var rimLuma = 0
+    for idx in rim { rimLuma += Luma.integer(p[idx * 4], p[idx * 4 + 1], p[idx * 4 + 2]) }
+    let inside = Set(members)
+    guard let body = bodyLuma(behind: Array(rim), width: w, height: h, pixels: p, depth: GraphicsTuning.holeBodyDepth,
+                              inside: { inside.contains($0) })
+    else { return false }
+    return body - rimLuma / rim.count <= GraphicsTuning.swellStep
   }
 
   /// The mean luma of the pixels `depth` steps (4-connected, counted from

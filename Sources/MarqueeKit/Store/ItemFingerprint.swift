@@ -80,7 +80,11 @@ public struct ItemFingerprint: Sendable, Equatable {
   /// round a white card) is kept dimmed with the photo, not lifted as ink.
   /// 22: a photograph with a light panel tries `graphics inverted` (the
   /// panel inverted, the rest kept) before `dimmed`.
-  public static let outputFormatVersion = 22
+  /// 23: a part lighter than the ground with no edge (a vignette's bright
+  /// centre) becomes the surface, not a raised card; resizing reads and
+  /// writes planar RGBA, which filters alpha like the colours (alpha within
+  /// 2 levels of before; opaque pictures byte-identical).
+  public static let outputFormatVersion = 23
 
   /// Marquee's version (`marquee --version`).
   public static let marqueeVersion = "0.2.0"

@@ -971,6 +971,11 @@ struct DarkVariantLegibilityTests {
         #expect(l < 60, "\(id): the ground at \(x), \(y) is luma \(l)")
       }
     }
+    // The vignette's bright centre has no edge: it turns dark with the
+    // page round it, not into a lighter disc (luma 41 on 28 before).
+    let vignette = try b.picture("vignette", "dark_url")
+    let centre = mean(vignette, (565, 309, 40, 40)), round = mean(vignette, (700, 450, 40, 40))
+    #expect(abs(centre.luma - round.luma) <= 3, "vignette: the centre is luma \(centre.luma), the page round it \(round.luma)")
     // The card itself is a dark panel, not a dimmed light slab; so is a
     // white card on a brand-blue page, whose text turns light.
     for (id, cx, cy) in [("gradientcard", 1000, 520), ("bluecard", 900, 500)] {
