@@ -645,6 +645,16 @@ extension DarkVariantGenerator {
               labelled.append(false)
             }
           }
+          // A dark label on a brand-coloured fill (black "Check in" on a
+          // yellow pill): the fill keeps its colour, so the label keeps its
+          // dark tone when that stands off the mapped fill better than the
+          // inverted light one (1.4:1 on the yellow).
+          // Such a pill may sit on a panel the part is (a white card): its
+          // parts off the panel's colour are looked at one by one.
+          for part in Self.partsOff(RGB8(r: ink.r, g: ink.g, b: ink.b), in: members, width: w, height: h, pixels: p) {
+            Self.keepDarkLabel(of: part, inversion: inversion, tolerance: tolerance, pixels: p, output: &output,
+                               counts: &colours)
+          }
           continue
         }
         // Whether the ground it encloses is a label (a red badge's white
@@ -1108,6 +1118,80 @@ extension DarkVariantGenerator {
       boxes.append(box)
     }
     return boxes
+  }
+
+  /// Keeps the dark label of a brand-coloured fill dark.
+  ///
+  /// When the part's most common colour, its fill, is a brand colour (OKLab
+  /// chroma ``GraphicsTuning/brandChroma`` or more), ``LightnessInversion``
+  /// keeps its lightness; its pixels darker than it by more than
+  /// `tolerance` luma levels are its label. If the label's own colour has
+  /// more WCAG contrast against the mapped fill than its inverted colour
+  /// has, each label pixel on the blend line from the fill to the label
+  /// (``BlendLine``, anti-aliasing included) becomes the same blend of the
+  /// mapped fill and the label's own colour, in `output` (RGBA).
+  static func keepDarkLabel(of members: [Int], inversion: LightnessInversion, tolerance: Int,
+                            pixels p: UnsafeBufferPointer<UInt8>, output: inout [UInt8], counts: inout [Int32]) {
+    let mode = dominantColour(of: members, pixels: p, counts: &counts)
+    let fill = RGB8(r: mode.r, g: mode.g, b: mode.b)
+    guard OKLab(r: fill.r, g: fill.g, b: fill.b).chroma >= GraphicsTuning.brandChroma else { return }
+    let fillLuma = Luma.integer(fill.r, fill.g, fill.b)
+    let label = members.filter { Luma.integer(p[$0 * 4], p[$0 * 4 + 1], p[$0 * 4 + 2]) < fillLuma - tolerance }
+    guard label.count >= GraphicsTuning.minLabelPixels else { return }
+    let colour = dominantColour(of: label, pixels: p, counts: &counts)
+    let mappedFill = inversion.map(fill.r, fill.g, fill.b)
+    let mappedLabel = inversion.map(colour.r, colour.g, colour.b)
+    guard Luma.contrast((colour.r, colour.g, colour.b), mappedFill) > Luma.contrast(mappedLabel, mappedFill) else { return }
+    let line = BlendLine(from: fill, to: RGB8(r: colour.r, g: colour.g, b: colour.b))
+    let own = (Double(colour.r), Double(colour.g), Double(colour.b))
+    let mapped = (Double(mappedFill.0), Double(mappedFill.1), Double(mappedFill.2))
+    for idx in members {
+      let i = idx * 4
+      guard let t = line.position(of: p[i], p[i + 1], p[i + 2]), t > 0 else { continue }
+      output[i] = UInt8((mapped.0 * (1 - t) + own.0 * t).rounded())
+      output[i + 1] = UInt8((mapped.1 * (1 - t) + own.1 * t).rounded())
+      output[i + 2] = UInt8((mapped.2 * (1 - t) + own.2 * t).rounded())
+    }
+  }
+
+  /// The parts of `members` (4-connected) whose pixels are off `colour`
+  /// by more than ``GraphicsTuning/groundNoise`` in some channel, of at
+  /// least ``GraphicsTuning/minLabelPixels`` pixels, when `members` holds
+  /// at least that many strongly coloured pixels (channels spread by 40
+  /// levels or more); none otherwise.
+  static func partsOff(_ colour: RGB8, in members: [Int], width w: Int, height h: Int,
+                       pixels p: UnsafeBufferPointer<UInt8>) -> [[Int]] {
+    @inline(__always) func isColoured(_ i: Int) -> Bool {
+      let r = p[i], g = p[i + 1], b = p[i + 2]
+      return Int(max(r, g, b)) - Int(min(r, g, b)) >= 40
+    }
+    var coloured = 0
+    for idx in members where isColoured(idx * 4) { coloured += 1 }
+    guard coloured >= GraphicsTuning.minLabelPixels else { return [] }
+    let noise = GraphicsTuning.groundNoise
+    var off = Set<Int>()
+    for idx in members {
+      let i = idx * 4
+      if abs(Int(p[i]) - Int(colour.r)) > noise || abs(Int(p[i + 1]) - Int(colour.g)) > noise
+        || abs(Int(p[i + 2]) - Int(colour.b)) > noise { off.insert(idx) }
+    }
+    var parts: [[Int]] = []
+    var stack: [Int] = []
+    while let start = off.first {
+      off.remove(start)
+      var part = [start]
+      stack = [start]
+      while let idx = stack.popLast() {
+        let x = idx % w
+        for n in [x > 0 ? idx - 1 : -1, x < w - 1 ? idx + 1 : -1, idx - w, idx + w]
+        where n >= 0 && n < w * h && off.remove(n) != nil {
+          part.append(n)
+          stack.append(n)
+        }
+      }
+      if part.count >= GraphicsTuning.minLabelPixels { parts.append(part) }
+    }
+    return parts
   }
 
   /// Whether `members` (a part off the ground) is a swell of the ground

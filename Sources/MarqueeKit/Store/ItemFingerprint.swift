@@ -84,7 +84,10 @@ public struct ItemFingerprint: Sendable, Equatable {
   /// centre) becomes the surface, not a raised card; resizing reads and
   /// writes planar RGBA, which filters alpha like the colours (alpha within
   /// 2 levels of before; opaque pictures byte-identical).
-  public static let outputFormatVersion = 23
+  /// 24: a dark label on a brand-coloured fill inside inverted graphics (a
+  /// black "Check in" on a yellow pill in a white card) keeps its dark tone
+  /// when that stands off the kept fill better than inverted light.
+  public static let outputFormatVersion = 24
 
   /// Marquee's version (`marquee --version`).
   public static let marqueeVersion = "0.2.0"

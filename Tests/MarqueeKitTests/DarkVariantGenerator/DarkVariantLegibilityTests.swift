@@ -419,6 +419,14 @@ struct DarkVariantLegibilityTests {
                       TextLayer(text: "Your order shipped", size: 56, colour: "0x111111", x: 235, y: 160),
                       TextLayer(text: "Arrives Thursday", size: 36, colour: "0x444444", x: 235, y: 260),
                     ]),
+    // A white card on a mint page with a yellow pill button whose label is
+    // black (a boarding pass): the yellow is kept, and so the label stays
+    // dark (a breaker's pass had it inverted to light, 1.4:1 on the yellow).
+    GeneratedBanner(id: "yellowbutton", ground: "color=white:s=1170x658,format=rgb24,geq=r='if(lt(hypot(max(abs(X-340)-115\\,0)\\,Y-460)\\,35)\\,255\\,if(between(X\\,140\\,1030)*between(Y\\,100\\,560)\\,255\\,232))':g='if(lt(hypot(max(abs(X-340)-115\\,0)\\,Y-460)\\,35)\\,210\\,if(between(X\\,140\\,1030)*between(Y\\,100\\,560)\\,255\\,245))':b='if(lt(hypot(max(abs(X-340)-115\\,0)\\,Y-460)\\,35)\\,63\\,if(between(X\\,140\\,1030)*between(Y\\,100\\,560)\\,255\\,239))'",
+                    layers: [
+                      TextLayer(text: "LIS to NYC", size: 80, colour: "0x1B1B1B", x: 190, y: 200),
+                      TextLayer(text: "Check in", size: 34, colour: "0x1B1B1B", x: 262, y: 443),
+                    ]),
     // A rounded white card with a red pill button (a white label) on a red
     // page: dimmed with the page, the button's rim falls to 1.8:1 against
     // the dark card.
@@ -806,6 +814,18 @@ struct DarkVariantLegibilityTests {
     let resized = mask.width == dark.width ? mask : try ImageResampler.resize(mask, width: dark.width, height: dark.height)
     let title = InkOnGround(dark, mask: resized)
     #expect(title.ratio >= 4.5 && title.ink > title.ground, "the title is \(title.ratio):1 on its card")
+  }
+
+  @Test("a black label on a yellow pill button keeps the pill's yellow and stays dark on it, 4.5:1 or more")
+  func darkLabelOnABrandButtonStaysDark() throws {
+    let b = try Self.built.get()
+    let dark = try b.picture("yellowbutton", "dark_url")
+    let pill = mean(dark, (232, 430, 16, 12))
+    #expect(pill.r > pill.b + 100 && pill.g > pill.b + 80 && pill.luma > 150, "the pill lost its yellow: \(pill)")
+    var mask = try FFmpegOracle.decode(b.fixture.dir.appendingPathComponent("yellowbutton-mask1.png"))
+    if mask.width != dark.width { mask = try ImageResampler.resize(mask, width: dark.width, height: dark.height) }
+    let label = InkOnGround(dark, mask: mask)
+    #expect(label.ratio >= 4.5 && label.ink < label.ground, "the label is \(label.ratio):1 on its pill, ink \(label.ink)")
   }
 
   @Test("a photograph inside a light card stays a photograph while the card turns dark")
