@@ -209,7 +209,9 @@ extension DarkVariantGenerator {
     /// ``shadedLevels`` smooth levels) or a near rectangle (``insetFill``:
     /// a tile holding a product photo), and it holds something: at least
     /// ``minLabelPixels`` more than ``groundNoise`` levels off its fill (a
-    /// label, an icon, a photo). A shaded product spreads over many colours
+    /// label, an icon, a photo), or, when it is flat, that many pixels of
+    /// the page's colour it encloses (a white wordmark on a light grey
+    /// tile). A shaded product spreads over many colours
     /// and is not a rectangle, an off-white product with a soft edge holds
     /// nothing; a card is its fill plus its text.
     static let lightFillLightness = 0.85
@@ -499,6 +501,13 @@ extension DarkVariantGenerator {
                 || abs(Int(p[i + 2]) - Int(c.b)) > noise
             }
             if off { content += 1 }
+          }
+          // A flat fill's label may be the page's own colour, enclosed (a
+          // white logo and wordmark on a light grey tile: the ground the
+          // tile encloses, not the tile's pixels).
+          if content < GraphicsTuning.minLabelPixels && GraphicsTuning.isFlat(levels: levels, smooth: smooth, of: members.count) {
+            content += Self.enclosedGround(inX: minX...maxX, y: minY...maxY, width: w, isGround: isGround, mask: mask,
+                                           upTo: GraphicsTuning.minLabelPixels - content)
           }
           if content >= GraphicsTuning.minLabelPixels {
             isPhotograph = false
@@ -1118,6 +1127,21 @@ extension DarkVariantGenerator {
       boxes.append(box)
     }
     return boxes
+  }
+
+  /// How many ground pixels in the box `xs`×`ys` the flood fill from the
+  /// border did not reach (the page's colour enclosed by a part), counted
+  /// up to `limit`.
+  static func enclosedGround(inX xs: ClosedRange<Int>, y ys: ClosedRange<Int>, width w: Int, isGround: [Bool],
+                             mask: [UInt8], upTo limit: Int) -> Int {
+    var count = 0
+    for y in ys {
+      for x in xs where isGround[y * w + x] && mask[y * w + x] != MaskState.backdrop {
+        count += 1
+        if count >= limit { return count }
+      }
+    }
+    return count
   }
 
   /// Keeps the dark label of a brand-coloured fill dark.

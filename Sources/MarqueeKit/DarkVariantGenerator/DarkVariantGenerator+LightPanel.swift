@@ -52,7 +52,9 @@ extension DarkVariantGenerator {
   /// 4-connected group of at least ``LightPanelTuning/minArea`` of the
   /// picture that fills ``LightPanelTuning/minFill`` of its bounding box,
   /// and 90 % of its pixels are within
-  /// ``ClassifierThresholds/maxBackgroundSpread`` levels of that colour.
+  /// ``ClassifierThresholds/maxBackgroundSpread`` levels of that colour,
+  /// and that colour is neutral or a light tint (OKLab chroma under
+  /// ``GraphicsTuning/brandChroma``: a saturated yellow is the photo's).
   /// Such a picture is mixed: its panel (and the text on it) is graphics,
   /// the rest a photograph (``methods(for:)``).
   ///
@@ -62,11 +64,14 @@ extension DarkVariantGenerator {
     let w = image.width, h = image.height
     guard w >= 16, h >= 16 else { return nil }
     return image.pixels.withUnsafeBufferPointer { p -> LightPanel? in
-      // The most common light bin.
+      // The most common light bin, of colours not saturated (channels
+      // spread by under 80 levels: a cream or a pastel is, a yellow bar
+      // is not).
       var bins = [Int](repeating: 0, count: 1 << 15)
       var i = 0
       while i < p.count {
-        if p[i + 3] >= ClassifierThresholds.opaqueAlpha, Luma.integer(p[i], p[i + 1], p[i + 2]) >= T.minLuma {
+        if p[i + 3] >= ClassifierThresholds.opaqueAlpha, Luma.integer(p[i], p[i + 1], p[i + 2]) >= T.minLuma,
+           Int(max(p[i], p[i + 1], p[i + 2])) - Int(min(p[i], p[i + 1], p[i + 2])) < 80 {
           bins[Int(p[i] >> 3) << 10 | Int(p[i + 1] >> 3) << 5 | Int(p[i + 2] >> 3)] += 1
         }
         i += 4
@@ -83,6 +88,9 @@ extension DarkVariantGenerator {
         i += 4
       }
       let colour = RGB8(r: UInt8(sum.0 / n), g: UInt8(sum.1 / n), b: UInt8(sum.2 / n))
+      // A saturated colour is the photo's (a yellow bar, a lit wall), not a
+      // panel: a caption bar or card is white, grey or a light tint.
+      guard OKLab(r: colour.r, g: colour.g, b: colour.b).chroma < GraphicsTuning.brandChroma else { return nil }
       // Tiles dominated by the colour, and its spread on them.
       let tolerance = ClassifierThresholds.backgroundTolerance
       let side = max(8, min(w, h) / T.tileDivisor)

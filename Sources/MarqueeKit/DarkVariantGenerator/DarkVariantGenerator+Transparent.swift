@@ -43,6 +43,23 @@ extension DarkVariantGenerator {
     /// anti-aliased rim (alpha under ``solidAlpha``) reaches past its solid
     /// pixels (``DarkVariantGenerator/darkInkMarks(of:darkBelow:)``).
     static let markRim = 2
+    /// A translucent dark part (under half of it opaque) is still a mark
+    /// when it is strokes, not a blob: under this share of its pixels lie
+    /// ``strokeDepth`` pixels or more inside it along both axes (text set at
+    /// 60 % opacity, strokes 4–8 px wide: none; a soft shadow's core, a
+    /// blob: most).
+    static let maxStrokeInterior = 0.2
+    /// See ``maxStrokeInterior``.
+    static let strokeDepth = 5
+    /// A translucent mark's alpha is flat: at least this share of it lies
+    /// within 1 level of its most common alpha (a subtitle at alpha 92:
+    /// about 0.8; a soft shadow's core ramps from 128 to 140: under 0.3).
+    static let flatAlphaShare = 0.5
+    /// The faintest alpha a translucent mark's pixels have (text set at
+    /// about 20 % opacity and more).
+    static let faintAlpha: UInt8 = 48
+    /// The fewest pixels of a faint mark: an i's dot in 40 px text has about 12 at alpha 48 or more.
+    static let minFaintMarkPixels = 8
   }
 
   /// What the transparent treatment decided about an image's content.
@@ -169,7 +186,8 @@ extension DarkVariantGenerator {
   /// of it in its ``TransparentTuning/inkPaletteSize`` most common 5-bit
   /// colours), smaller than ``GraphicsTuning/productArea`` of the
   /// picture and at least half opaque (a cut-out's soft black shadow is
-  /// solid at its core, alpha 128–140, and stays a shadow), with the
+  /// solid at its core, alpha 128–140, and stays a shadow) or strokes
+  /// (``isStrokes(_:width:height:isSolid:)``: text set translucent), with the
   /// fainter pixels within ``TransparentTuning/markRim`` of it (its
   /// anti-aliasing).
   ///
@@ -194,26 +212,36 @@ extension DarkVariantGenerator {
           let i = idx * 4
           if p[i + 3] == 255 { opaque += 1 }
           lumaSum += Luma.scaled(p[i], p[i + 1], p[i + 2])
-          counts[Int(p[i] >> 3) << 10 | Int(p[i + 1] >> 3) << 5 | Int(p[i + 2] >> 3)] += 1
-        }
-        var top = [Int32](repeating: 0, count: Tune.inkPaletteSize)
-        for idx in members {
-          let i = idx * 4
-          let bin = Int(p[i] >> 3) << 10 | Int(p[i + 1] >> 3) << 5 | Int(p[i + 2] >> 3)
-          let n = counts[bin]
-          guard n > 0 else { continue }
-          counts[bin] = 0
-          guard n > top[top.count - 1] else { continue }
-          var j = top.count - 1
-          while j > 0 && top[j - 1] < n {
-            top[j] = top[j - 1]
-            j -= 1
-          }
-          top[j] = n
         }
         let meanLuma = Double(lumaSum) / (256 * Double(members.count))
-        let flatness = Double(top.reduce(0, +)) / Double(members.count)
-        guard meanLuma < threshold && flatness >= Tune.minInkFlatness && 2 * opaque >= members.count else { continue }
+        let flatness = Self.flatness(of: members, pixels: p, counts: &counts)
+        guard meanLuma < threshold && flatness >= Tune.minInkFlatness
+          && (2 * opaque >= members.count
+              || (Self.isFlatAlpha(members, pixels: p) && Self.isStrokes(members, width: w, height: h, isSolid: isSolid)))
+        else { continue }
+        found = true
+        for idx in members { marks[idx] = true }
+      }
+      // Text set faint (a subtitle at 36 % opacity, alpha 92): parts of
+      // pixels from ``TransparentTuning/faintAlpha`` to solid that touch
+      // nothing solid (a solid part's anti-aliased rim does), dark, flat
+      // and strokes.
+      let isFaint = { (idx: Int) in p[idx * 4 + 3] >= Tune.faintAlpha && !isSolid(idx) }
+      for start in 0..<(w * h) where isFaint(start) && !visited[start] {
+        Self.collectComponent(from: start, width: w, height: h, visited: &visited, members: &members, stack: &stack,
+                              inside: isFaint)
+        guard members.count >= Tune.minFaintMarkPixels, Double(members.count) < largest else { continue }
+        var touchesSolid = false, lumaSum = 0
+        for idx in members where !touchesSolid {
+          let x = idx % w
+          for n in [x > 0 ? idx - 1 : -1, x < w - 1 ? idx + 1 : -1, idx - w, idx + w]
+          where n >= 0 && n < w * h && isSolid(n) { touchesSolid = true }
+          lumaSum += Luma.scaled(p[idx * 4], p[idx * 4 + 1], p[idx * 4 + 2])
+        }
+        guard !touchesSolid, Double(lumaSum) / (256 * Double(members.count)) < threshold,
+              Self.flatness(of: members, pixels: p, counts: &counts) >= Tune.minInkFlatness,
+              Self.isFlatAlpha(members, pixels: p), Self.isStrokes(members, width: w, height: h, isSolid: isFaint)
+        else { continue }
         found = true
         for idx in members { marks[idx] = true }
       }
@@ -232,6 +260,58 @@ extension DarkVariantGenerator {
       }
     }
     return found ? marks : nil
+  }
+
+  /// The share of `members` in its ``TransparentTuning/inkPaletteSize``
+  /// most common 5-bit colours. `counts` (32768 bins) is zero on entry and
+  /// left so.
+  static func flatness(of members: [Int], pixels p: UnsafeBufferPointer<UInt8>, counts: inout [Int32]) -> Double {
+    @inline(__always) func bin(_ i: Int) -> Int { Int(p[i] >> 3) << 10 | Int(p[i + 1] >> 3) << 5 | Int(p[i + 2] >> 3) }
+    for idx in members { counts[bin(idx * 4)] += 1 }
+    var top = [Int32](repeating: 0, count: TransparentTuning.inkPaletteSize)
+    for idx in members {
+      let b = bin(idx * 4), n = counts[b]
+      guard n > 0 else { continue }
+      counts[b] = 0
+      guard n > top[top.count - 1] else { continue }
+      var j = top.count - 1
+      while j > 0 && top[j - 1] < n {
+        top[j] = top[j - 1]
+        j -= 1
+      }
+      top[j] = n
+    }
+    return Double(top.reduce(0, +)) / Double(max(members.count, 1))
+  }
+
+  /// Whether a part's alpha is one flat level
+  /// (``TransparentTuning/flatAlphaShare`` of it within 1 of its most
+  /// common alpha): text set translucent is; a soft shadow's alpha ramps.
+  static func isFlatAlpha(_ members: [Int], pixels p: UnsafeBufferPointer<UInt8>) -> Bool {
+    var histogram = [Int](repeating: 0, count: 256)
+    for idx in members { histogram[Int(p[idx * 4 + 3])] += 1 }
+    var best = 0
+    for a in 1..<255 { best = max(best, histogram[a - 1] + histogram[a] + histogram[a + 1]) }
+    return Double(best) >= TransparentTuning.flatAlphaShare * Double(members.count)
+  }
+
+  /// Whether a part is strokes (``TransparentTuning/maxStrokeInterior``):
+  /// few of its pixels have ``TransparentTuning/strokeDepth`` pixels of it
+  /// on every side, along the row and the column.
+  static func isStrokes(_ members: [Int], width w: Int, height h: Int, isSolid: (Int) -> Bool) -> Bool {
+    let d = TransparentTuning.strokeDepth
+    var interior = 0
+    for idx in members {
+      let x = idx % w, y = idx / w
+      guard x >= d, x < w - d, y >= d, y < h - d else { continue }
+      var inside = true
+      for k in 1...d where !(isSolid(idx - k) && isSolid(idx + k) && isSolid(idx - k * w) && isSolid(idx + k * w)) {
+        inside = false
+        break
+      }
+      if inside { interior += 1 }
+    }
+    return Double(interior) < TransparentTuning.maxStrokeInterior * Double(members.count)
   }
 
   /// ``analyzeInk(_:darkBelow:)`` at the level with 3:1 contrast against

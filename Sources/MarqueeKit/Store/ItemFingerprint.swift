@@ -87,7 +87,12 @@ public struct ItemFingerprint: Sendable, Equatable {
   /// 24: a dark label on a brand-coloured fill inside inverted graphics (a
   /// black "Check in" on a yellow pill in a white card) keeps its dark tone
   /// when that stands off the kept fill better than inverted light.
-  public static let outputFormatVersion = 24
+  /// 25: a flat light tile whose label is the page's colour knocked out of
+  /// it (a white logo on a light grey tile) is a panel and turns dark; dark
+  /// text set translucent on transparency (alpha 48–127, strokes) is lifted
+  /// with the other ink; a photograph's saturated light area (a yellow
+  /// bar) is no light panel.
+  public static let outputFormatVersion = 25
 
   /// Marquee's version (`marquee --version`).
   public static let marqueeVersion = "0.2.0"

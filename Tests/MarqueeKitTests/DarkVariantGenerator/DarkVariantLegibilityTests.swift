@@ -427,6 +427,25 @@ struct DarkVariantLegibilityTests {
                       TextLayer(text: "LIS to NYC", size: 80, colour: "0x1B1B1B", x: 190, y: 200),
                       TextLayer(text: "Check in", size: 34, colour: "0x1B1B1B", x: 262, y: 443),
                     ]),
+    // A white ring logo and wordmark knocked out of a light grey rounded
+    // tile on white (a breaker's): the tile holds nothing off its own
+    // colour but the page it encloses, and must not stay a light slab.
+    GeneratedBanner(id: "greytile", ground: "color=white:s=1170x658,format=rgb24,geq=r='if(gt(between(hypot(X-435\\,Y-329)\\,48\\,70)+lt(hypot(X-435\\,Y-329)\\,22)\\,0)\\,255\\,if(lt(hypot(max(abs(X-585)-240\\,0)\\,max(abs(Y-329)-140\\,0))\\,60)\\,216\\,255))':g='if(gt(between(hypot(X-435\\,Y-329)\\,48\\,70)+lt(hypot(X-435\\,Y-329)\\,22)\\,0)\\,255\\,if(lt(hypot(max(abs(X-585)-240\\,0)\\,max(abs(Y-329)-140\\,0))\\,60)\\,216\\,255))':b='if(gt(between(hypot(X-435\\,Y-329)\\,48\\,70)+lt(hypot(X-435\\,Y-329)\\,22)\\,0)\\,255\\,if(lt(hypot(max(abs(X-585)-240\\,0)\\,max(abs(Y-329)-140\\,0))\\,60)\\,220\\,255))'",
+                    layers: [TextLayer(text: "orbit", size: 110, colour: "white", x: 540, y: 270)]),
+    // A wordmark on transparency beside a gradient disc, its subtitle set
+    // at 36 % opacity (alpha 92, a breaker's): the subtitle, never solid,
+    // must be lifted with the wordmark (left dark it was 1.1:1).
+    GeneratedBanner(id: "faintsubtitle", ground: "color=white:s=1170x658,format=rgb24,geq=r='if(lte(hypot(X-300\\,Y-329)\\,110)\\,20+235*(X-190)/220\\,255)':g='if(lte(hypot(X-300\\,Y-329)\\,110)\\,180-100*(Y-219)/220\\,255)':b='if(lte(hypot(X-300\\,Y-329)\\,110)\\,220\\,255)'",
+                    layers: [
+                      TextLayer(text: "lumen", size: 150, colour: "0x1A1A2E", x: 440, y: 240),
+                      TextLayer(text: "design studio", size: 40, colour: "0x1A1A2E", x: 450, y: 420),
+                    ],
+                    finish: "format=rgba,geq=r='if(lte(hypot(X-300\\,Y-329)\\,110)\\,r(X\\,Y)\\,26)':g='if(lte(hypot(X-300\\,Y-329)\\,110)\\,g(X\\,Y)\\,26)':b='if(lte(hypot(X-300\\,Y-329)\\,110)\\,b(X\\,Y)\\,46)':a='if(lte(hypot(X-300\\,Y-329)\\,110)\\,255\\,clip((255-g(X\\,Y))/229\\,0\\,1)*if(gt(Y\\,400)\\,92\\,255))'"),
+    // A blurred colour-bar photo with a small white price sticker (a
+    // breaker's): its flat yellow bar is the photo's, no light panel (kept
+    // at luma 195 while the rest was dimmed, with a jagged seam).
+    GeneratedBanner(id: "yellowbar", ground: "testsrc2=s=1170x658,noise=alls=40:allf=t,gblur=sigma=6,eq=saturation=0.8,drawbox=x=900:y=60:w=200:h=120:color=white:t=fill",
+                    layers: [TextLayer(text: "24.99", size: 56, colour: "0xD0021B", x: 920, y: 90)], jpegQuality: 4),
     // A rounded white card with a red pill button (a white label) on a red
     // page: dimmed with the page, the button's rim falls to 1.8:1 against
     // the dark card.
@@ -826,6 +845,32 @@ struct DarkVariantLegibilityTests {
     if mask.width != dark.width { mask = try ImageResampler.resize(mask, width: dark.width, height: dark.height) }
     let label = InkOnGround(dark, mask: mask)
     #expect(label.ratio >= 4.5 && label.ink < label.ground, "the label is \(label.ratio):1 on its pill, ink \(label.ink)")
+  }
+
+  @Test("a light grey tile with a white logo knocked out of it turns a dark tile, the logo keeping its shape (ring and dot alike)")
+  func knockoutLogoTileTurnsDark() throws {
+    let b = try Self.built.get()
+    let light = try b.picture("greytile", "url"), dark = try b.picture("greytile", "dark_url")
+    let tile = mean(dark, (380, 420, 400, 30)), ring = mean(dark, (492, 322, 8, 14))
+    let dot = mean(dark, (428, 322, 14, 14)), gap = mean(dark, (458, 322, 10, 14))
+    #expect(tile.luma < 80, "the tile is luma \(tile.luma): a light slab")
+    #expect(abs(ring.luma - dot.luma) <= 6, "the ring (\(ring.luma)) and its dot (\(dot.luma)) no longer match")
+    #expect(mean(light, (458, 322, 10, 14)).luma < mean(light, (428, 322, 14, 14)).luma - 20,
+            "the light picture's gap is not darker than its dot")
+    #expect(abs(gap.luma - dot.luma) >= 10, "the gap (\(gap.luma)) and the dot (\(dot.luma)) are one tone")
+    #expect(nearWhiteShare(dark) <= 0.25)
+  }
+
+  @Test("a photo's flat yellow bar is dimmed like its red and blue bars, never kept as a light panel")
+  func saturatedBarIsNoPanel() throws {
+    let b = try Self.built.get()
+    let light = try b.picture("yellowbar", "url"), dark = try b.picture("yellowbar", "dark_url")
+    var ratios: [String: Double] = [:]
+    for (name, x) in [("red", 80), ("yellow", 420), ("blue", 680)] {
+      ratios[name] = mean(dark, (x, 300, 60, 100)).luma / mean(light, (x, 300, 60, 100)).luma
+    }
+    let spread = (ratios.values.max() ?? 0) - (ratios.values.min() ?? 0)
+    #expect(spread <= 0.05, "the bars are dimmed unevenly: \(ratios)")
   }
 
   @Test("a photograph inside a light card stays a photograph while the card turns dark")
