@@ -840,7 +840,10 @@ extension DarkVariantGenerator {
       }
       // A card's or a button's drop shadow stays a shadow: darker than the
       // ground's dark colour in proportion, never an inverted light glow.
-      if let shadows = Self.dropShadows(p, width: w, height: h, isGround: isGround, keep: keep, ground: ground) {
+      // It is cast on the open page: the page's colour a tile encloses (a
+      // white label knocked out of a grey tile) casts no shade round it.
+      let openPage = (0..<(w * h)).map { isGround[$0] && mask[$0] == MaskState.backdrop }
+      if let shadows = Self.dropShadows(p, width: w, height: h, isGround: openPage, keep: keep, ground: ground) {
         let groundDark = inversion.map(ground.r, ground.g, ground.b)
         for idx in 0..<(w * h) where shadows[idx] >= 0 {
           let i = idx * 4, ratio = Double(shadows[idx])

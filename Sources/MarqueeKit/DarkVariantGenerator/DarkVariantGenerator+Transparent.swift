@@ -225,8 +225,11 @@ extension DarkVariantGenerator {
       // Text set faint (a subtitle at 36 % opacity, alpha 92): parts of
       // pixels from ``TransparentTuning/faintAlpha`` to solid that touch
       // nothing solid (a solid part's anti-aliased rim does), dark, flat
-      // and strokes.
+      // in colour and alpha, and strokes, or in the colour and alpha of
+      // such a part.
       let isFaint = { (idx: Int) in p[idx * 4 + 3] >= Tune.faintAlpha && !isSolid(idx) }
+      var liftedStyles = Set<Int>()
+      var heavier: [(style: Int, members: [Int])] = []
       for start in 0..<(w * h) where isFaint(start) && !visited[start] {
         Self.collectComponent(from: start, width: w, height: h, visited: &visited, members: &members, stack: &stack,
                               inside: isFaint)
@@ -240,10 +243,24 @@ extension DarkVariantGenerator {
         }
         guard !touchesSolid, Double(lumaSum) / (256 * Double(members.count)) < threshold,
               Self.flatness(of: members, pixels: p, counts: &counts) >= Tune.minInkFlatness,
-              Self.isFlatAlpha(members, pixels: p), Self.isStrokes(members, width: w, height: h, isSolid: isFaint)
+              Self.isFlatAlpha(members, pixels: p)
         else { continue }
+        // Its style: its most common colour (5 bits a channel) and alpha.
+        let colour = Self.dominantColour(of: members, pixels: p, counts: &counts)
+        let style = Int(colour.r >> 3) << 18 | Int(colour.g >> 3) << 13 | Int(colour.b >> 3) << 8
+          | Int(Self.alphaMode(of: members, pixels: p))
+        guard Self.isStrokes(members, width: w, height: h, isSolid: isFaint) else {
+          heavier.append((style, members))
+          continue
+        }
+        liftedStyles.insert(style)
         found = true
         for idx in members { marks[idx] = true }
+      }
+      // A heavy letter of the same text (a bold O at 80 pt is no strokes)
+      // goes with its lighter letters: the same colour at the same alpha.
+      for part in heavier where liftedStyles.contains(part.style) {
+        for idx in part.members { marks[idx] = true }
       }
       guard found else { return }
       // The anti-aliased rim of each mark.
@@ -282,6 +299,15 @@ extension DarkVariantGenerator {
       top[j] = n
     }
     return Double(top.reduce(0, +)) / Double(max(members.count, 1))
+  }
+
+  /// The most common alpha of a part.
+  static func alphaMode(of members: [Int], pixels p: UnsafeBufferPointer<UInt8>) -> UInt8 {
+    var histogram = [Int](repeating: 0, count: 256)
+    for idx in members { histogram[Int(p[idx * 4 + 3])] += 1 }
+    var best = 0
+    for a in 1..<256 where histogram[a] > histogram[best] { best = a }
+    return UInt8(best)
   }
 
   /// Whether a part's alpha is one flat level

@@ -92,7 +92,10 @@ public struct ItemFingerprint: Sendable, Equatable {
   /// text set translucent on transparency (alpha 48–127, strokes) is lifted
   /// with the other ink; a photograph's saturated light area (a yellow
   /// bar) is no light panel.
-  public static let outputFormatVersion = 25
+  /// 26: a graphic's drop shadows are sought from the open page only, so a
+  /// grey tile round a knocked-out white label is no shadow; a heavy
+  /// translucent letter goes with the lighter letters of its text.
+  public static let outputFormatVersion = 26
 
   /// Marquee's version (`marquee --version`).
   public static let marqueeVersion = "0.2.0"

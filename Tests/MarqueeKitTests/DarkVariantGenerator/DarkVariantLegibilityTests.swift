@@ -439,8 +439,20 @@ struct DarkVariantLegibilityTests {
                     layers: [
                       TextLayer(text: "lumen", size: 150, colour: "0x1A1A2E", x: 440, y: 240),
                       TextLayer(text: "design studio", size: 40, colour: "0x1A1A2E", x: 450, y: 420),
+                      // Heavy translucent type: its bold letters are no
+                      // strokes, and go with the ones that are.
+                      TextLayer(text: "Quiet hours", size: 80, colour: "0x1A1A2E", x: 450, y: 500),
                     ],
                     finish: "format=rgba,geq=r='if(lte(hypot(X-300\\,Y-329)\\,110)\\,r(X\\,Y)\\,26)':g='if(lte(hypot(X-300\\,Y-329)\\,110)\\,g(X\\,Y)\\,26)':b='if(lte(hypot(X-300\\,Y-329)\\,110)\\,b(X\\,Y)\\,46)':a='if(lte(hypot(X-300\\,Y-329)\\,110)\\,255\\,clip((255-g(X\\,Y))/229\\,0\\,1)*if(gt(Y\\,400)\\,92\\,255))'"),
+    // Two light grey tiles with white labels and squares knocked out of
+    // them (a breaker's): the page a tile encloses casts no shade, so the
+    // tiles are no drop shadows (they were mapped darker than the page).
+    GeneratedBanner(id: "greytiles", ground: "color=white:s=1170x658,drawbox=x=45:y=140:w=330:h=380:color=0xD8D8DC:t=fill,drawbox=x=420:y=140:w=330:h=380:color=0xE5E5EA:t=fill,drawbox=x=165:y=200:w=90:h=90:color=white:t=fill,drawbox=x=540:y=200:w=90:h=90:color=white:t=fill",
+                    layers: [
+                      TextLayer(text: "CLOUD", size: 64, colour: "white", x: 95, y: 330),
+                      TextLayer(text: "SYNC", size: 64, colour: "white", x: 500, y: 330),
+                      TextLayer(text: "Our apps", size: 44, colour: "0x1A1A2E", x: 45, y: 50),
+                    ]),
     // A blurred colour-bar photo with a small white price sticker (a
     // breaker's): its flat yellow bar is the photo's, no light panel (kept
     // at luma 195 while the rest was dimmed, with a jagged seam).
@@ -859,6 +871,19 @@ struct DarkVariantLegibilityTests {
             "the light picture's gap is not darker than its dot")
     #expect(abs(gap.luma - dot.luma) >= 10, "the gap (\(gap.luma)) and the dot (\(dot.luma)) are one tone")
     #expect(nearWhiteShare(dark) <= 0.25)
+  }
+
+  @Test("light grey tiles with white labels knocked out of them turn dark tiles, lighter than the page, never shadows darker than it")
+  func knockoutTilesAreNoShadows() throws {
+    let b = try Self.built.get()
+    let dark = try b.picture("greytiles", "dark_url")
+    let page = mean(dark, (900, 560, 200, 60)).luma
+    for box in [(60, 440, 300, 60), (435, 440, 300, 60)] {
+      let tile = mean(dark, box).luma
+      #expect(tile >= page + 8 && tile < 80, "the tile at \(box) is luma \(tile) on a page of \(page)")
+    }
+    let square = mean(dark, (185, 220, 50, 50)).luma
+    #expect(abs(square - page) <= 4, "the knocked-out square is luma \(square), the page \(page)")
   }
 
   @Test("a photo's flat yellow bar is dimmed like its red and blue bars, never kept as a light panel")
