@@ -15,7 +15,13 @@
 /// pixel's distance in luma from the ground pixel the path started at;
 /// each no darker than `softShadeMinFraction` of that ground's luma (a
 /// shadow lets some light through; a solid shape's blurred edge leads into
-/// the shape itself); and
+/// the shape itself); each off every edge: no lighter neighbour (ground or
+/// candidate, up to `softStepBase` over the path's ground) lies more than a
+/// step and more than `softEdgeStep` levels above it, since a ramp is smooth
+/// across, not only along the path (the anti-aliased rim of a large letter
+/// set in a grey tint changes a few levels a pixel *along* a shallow curve,
+/// and a path could creep along it into the letter, but each rim pixel lies
+/// tens of levels under its outer neighbour); and
 /// when the connected set of such pixels reaches at least
 /// `softShadeThickness · scale` pixels from the ground. An anti-aliased
 /// letter edge drops tens of levels within a pixel and ends every path; the
@@ -32,6 +38,12 @@ extension PictureLook {
   /// letter's anti-aliasing (1–2 px) and a JPEG's ringing (about 4 px at
   /// quality 60) do not.
   public static let softShadeThickness = 8
+  /// A lighter neighbour more than this many levels over a pixel (and more
+  /// than a soft step) puts it on an edge: the rim of a letter set in a
+  /// grey tint (black at 30 % on white: 68 levels) steps by tens of levels
+  /// across; a card's short, light drop shadow (14 levels over 2 px) by
+  /// less.
+  public static let softEdgeStep = 12
   /// The darkest soft shade, as a fraction of its ground's luma: a drop
   /// shadow keeps more than half of it (`DarkVariantGenerator`'s product
   /// shadows use the same bound); a red or navy shape on white is far
@@ -85,6 +97,24 @@ extension PictureLook {
             let v = input[q]
             return v < 0 && v != SoftShadeInput.excluded ? Int16(-1 - Int(v)) : nil
           }
+          // Whether a lighter neighbour steps to `q` by more than a soft
+          // step: `q` is on an edge. The neighbour, ground or candidate, is
+          // no lighter than the path's ground (give or take a soft step):
+          // what is lighter (a white card beside the grey page its shadow
+          // falls on, the card's own anti-aliased rim) is another surface,
+          // whose edge a shadow may touch.
+          @inline(__always) func isEdge(_ q: Int, _ l: Int16, origin o: Int16) -> Bool {
+            let x = q % w
+            @inline(__always) func steep(_ m: Int) -> Bool {
+              let v = input[m]
+              guard v != SoftShadeInput.excluded else { return false }
+              let lighter = v < 0 ? Int16(-1 - Int(v)) : v
+              guard Int(lighter) - Int(l) > softEdgeStep, Double(lighter) <= Double(o) + base else { return false }
+              return !smooth(lighter, l, origin: o)
+            }
+            return (x > 0 && steep(q - 1)) || (x < w - 1 && steep(q + 1)) || (q >= w && steep(q - w))
+              || (q + w < n && steep(q + w))
+          }
           for idx in 0..<n where input[idx] >= 0 {
             let x = idx % w, l = input[idx]
             var from: Int16?
@@ -92,7 +122,7 @@ extension PictureLook {
             else if x < w - 1, let g = groundLuma(idx + 1), smooth(g, l, origin: g) { from = g }
             else if idx >= w, let g = groundLuma(idx - w), smooth(g, l, origin: g) { from = g }
             else if idx + w < n, let g = groundLuma(idx + w), smooth(g, l, origin: g) { from = g }
-            guard let g = from else { continue }
+            guard let g = from, !isEdge(idx, l, origin: g) else { continue }
             distance[idx] = 1
             origin[idx] = g
             frontier.append(idx)
@@ -105,7 +135,7 @@ extension PictureLook {
               let x = idx % w, from = input[idx], o = origin[idx]
               @inline(__always) func step(_ q: Int) {
                 let l = input[q]
-                guard l >= 0, distance[q] == 0, smooth(from, l, origin: o) else { return }
+                guard l >= 0, distance[q] == 0, smooth(from, l, origin: o), !isEdge(q, l, origin: o) else { return }
                 distance[q] = d
                 origin[q] = o
                 next.append(q)

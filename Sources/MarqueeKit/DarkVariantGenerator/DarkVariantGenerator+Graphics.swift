@@ -190,10 +190,23 @@ extension DarkVariantGenerator {
     /// coding (``DarkVariantGenerator/isFewCodedTones(_:floor:)``): two
     /// ``smoothStep``s.
     static let codedToneSpan = 24
-    /// A solid shape whose most common colour is neutral and darker than
-    /// this OKLab lightness, with fewer than ``shadedLevels`` smooth levels,
-    /// is flat ink (display type, a black block), not a product.
+    /// A dark panel's or a flat dark shape's most common colour is under
+    /// this OKLab lightness (black, navy, a deep grey).
     static let inkLightnessBelow = 0.4
+    /// A solid shape whose most common colour is neutral, with fewer than
+    /// ``shadedLevels`` smooth levels, is flat ink, not a product, when it
+    /// is dark (under ``inkLightnessBelow``: display type, a black block),
+    /// or grey under this OKLab lightness (about sRGB `#DEDEDE`) and holding
+    /// no glyph label: display type set in a grey or a translucent black
+    /// (black at 30 % on white shows at `#BBBBBB`, 0.79), whose letters
+    /// are inverted alike whatever their shape. Kept as a product, a
+    /// compact E beside the inverted A and L came out in another tone (a
+    /// light slab, for a light tint). A grey fill holding a glyph (an icon
+    /// tile, `#8E8E93`, with a white S knocked out of it: a label of
+    /// ``minLabelParts`` parts or one that is not convex, where a letter's
+    /// counters are one or two convex holes) stands off the dark surface as
+    /// it is and is kept; an off-white product (0.98) is a product.
+    static let flatGreyLightnessBelow = 0.9
     /// …unless it is a light panel: its most common colour neutral, and at
     /// most this much OKLab lightness below the ground (coding noise), or
     /// lighter: a white card on a grey page. An off-white product on white
@@ -522,6 +535,15 @@ extension DarkVariantGenerator {
           isPhotograph = false
           isSolidShape = false
         }
+        // Whether the part holds a glyph label: ground it encloses in
+        // ``GraphicsTuning/minLabelParts`` parts or more, or in a part that
+        // is not convex (a letter's counters are one or two convex holes).
+        let holdsGlyphLabel = {
+          let shapes = Self.labelPartShapes(inX: minX...maxX, y: minY...maxY, width: w,
+                                            isLabel: { isGround[$0] && mask[$0] != MaskState.backdrop },
+                                            minPixels: GraphicsTuning.minLabelPartPixels)
+          return shapes.parts >= GraphicsTuning.minLabelParts || shapes.nonConvex >= 1
+        }
         if isSolidShape && !isPhotograph {
           // A light panel (a card as light as its page or lighter) is
           // graphics: judged by its most common colour, not its text.
@@ -529,10 +551,13 @@ extension DarkVariantGenerator {
           let dominant = OKLab(r: mode.r, g: mode.g, b: mode.b)
           let isLightPanel = dominant.chroma < GraphicsTuning.neutralChroma
             && dominant.l >= groundL - GraphicsTuning.panelLightness
-          // Flat dark neutral ink (a heavy letter, a QR code's block) is
-          // text however large; a product has some shading or colour.
-          let isFlatInk = dominant.chroma < GraphicsTuning.neutralChroma && dominant.l < GraphicsTuning.inkLightnessBelow
-            && levels < GraphicsTuning.shadedLevels
+          // Flat neutral ink (a heavy letter, a QR code's block, display
+          // type in a light grey tint) is text however large; a product has
+          // some shading or colour.
+          let isFlatNeutral = dominant.chroma < GraphicsTuning.neutralChroma && levels < GraphicsTuning.shadedLevels
+          let isFlatInk = isFlatNeutral
+            && (dominant.l < GraphicsTuning.inkLightnessBelow
+                || (dominant.l < GraphicsTuning.flatGreyLightnessBelow && !holdsGlyphLabel()))
           isSolidShape = !isLightPanel && !isFlatInk
         }
         // A dark panel with a light label (a black ribbon or badge with

@@ -95,7 +95,12 @@ public struct ItemFingerprint: Sendable, Equatable {
   /// 26: a graphic's drop shadows are sought from the open page only, so a
   /// grey tile round a knocked-out white label is no shadow; a heavy
   /// translucent letter goes with the lighter letters of its text.
-  public static let outputFormatVersion = 26
+  /// 27: soft shade stops at an edge (a lighter neighbour more than a
+  /// soft step and `softEdgeStep` levels above), so a path no longer creeps
+  /// along a grey letter's anti-aliased rim into it; flat grey shapes
+  /// holding no glyph label are flat ink, so display type set in one grey
+  /// is inverted letter by letter alike.
+  public static let outputFormatVersion = 27
 
   /// Marquee's version (`marquee --version`).
   public static let marqueeVersion = "0.2.0"

@@ -458,6 +458,27 @@ struct DarkVariantLegibilityTests {
     // at luma 195 while the rest was dimmed, with a jagged seam).
     GeneratedBanner(id: "yellowbar", ground: "testsrc2=s=1170x658,noise=alls=40:allf=t,gblur=sigma=6,eq=saturation=0.8,drawbox=x=900:y=60:w=200:h=120:color=white:t=fill",
                     layers: [TextLayer(text: "24.99", size: 56, colour: "0xD0021B", x: 920, y: 90)], jpegQuality: 4),
+    // Display type set in one grey on white (black at 30 % shows at
+    // #BBBBBB; #C8C8C8; a mid grey #8E8E8E beside a #8E8E93 icon tile with
+    // a white S knocked out of it): each letter was decided alone, so an S
+    // whose shallow curves a soft-shade path crept along was taken for a
+    // drop shadow (darker than the page), a compact E or D kept as a
+    // product (a light slab), and the rest inverted: three tones in one
+    // word. The tile holds a glyph, and is kept.
+    GeneratedBanner(id: "greysale", ground: "color=white:s=1170x658", layers: [
+      TextLayer(text: "SALE", size: 330, colour: "0xBBBBBB", x: 90, y: 100),
+      TextLayer(text: "this weekend only", size: 44, colour: "0x1A1A2E", x: 380, y: 540),
+    ]),
+    GeneratedBanner(id: "greybooked", ground: "color=white:s=1170x658", layers: [
+      TextLayer(text: "BOOKED", size: 250, colour: "0xC8C8C8", x: 10, y: 150),
+      TextLayer(text: "Your table is ready", size: 44, colour: "0x333333", x: 360, y: 540),
+    ]),
+    GeneratedBanner(id: "greyhello", ground: "color=white:s=1170x658,drawbox=x=60:y=470:w=160:h=160:color=0x8E8E93:t=fill",
+                    layers: [
+                      TextLayer(text: "HELLO", size: 300, colour: "0x8E8E8E", x: 45, y: 70),
+                      TextLayer(text: "S", size: 120, colour: "white", x: 100, y: 490),
+                      TextLayer(text: "Say it in grey", size: 44, colour: "0x1A1A2E", x: 300, y: 540),
+                    ]),
     // A rounded white card with a red pill button (a white label) on a red
     // page: dimmed with the page, the button's rim falls to 1.8:1 against
     // the dark card.
@@ -884,6 +905,42 @@ struct DarkVariantLegibilityTests {
     }
     let square = mean(dark, (185, 220, 50, 50)).luma
     #expect(abs(square - page) <= 4, "the knocked-out square is luma \(square), the page \(page)")
+  }
+
+  @Test("display type set in one grey keeps one tone letter by letter (no S taken for a shadow, no E kept light), and a grey icon tile holding a glyph is kept")
+  func greyDisplayTypeKeepsOneTone() throws {
+    let b = try Self.built.get()
+    for id in ["greysale", "greybooked", "greyhello"] {
+      let dark = shown(try b.picture(id, "dark_url"), on: (0x1C, 0x1C, 0x1E))
+      var mask = try FFmpegOracle.decode(b.fixture.dir.appendingPathComponent("\(id)-mask0.png"))
+      if mask.width != dark.width { mask = try ImageResampler.resize(mask, width: dark.width, height: dark.height) }
+      // Each letter: a 4-connected part of the layer's solid pixels, and
+      // the median luma of the dark variant over it.
+      let w = dark.width, h = dark.height
+      var seen = [Bool](repeating: false, count: w * h)
+      var letters: [Double] = []
+      for start in 0..<(w * h) where !seen[start] && mask.pixels[start * 4] >= 250 {
+        var stack = [start], lumas: [Double] = []
+        seen[start] = true
+        while let o = stack.popLast() {
+          lumas.append(sRGBLuma(pixelColour(dark, o)))
+          let x = o % w
+          for n in [x > 0 ? o - 1 : -1, x < w - 1 ? o + 1 : -1, o - w, o + w]
+          where n >= 0 && n < w * h && !seen[n] && mask.pixels[n * 4] >= 250 {
+            seen[n] = true
+            stack.append(n)
+          }
+        }
+        if lumas.count >= 1000 * w / 1170 * h / 658 { letters.append(median(lumas)) }
+      }
+      #expect(letters.count >= 4, "\(id): \(letters.count) letters found")
+      let spread = (letters.max() ?? 0) - (letters.min() ?? 0)
+      #expect(spread <= 8, "\(id): its letters come out at luma \(letters.map { Int($0) })")
+    }
+    // The #8E8E93 tile with its white S stands off the surface as it is.
+    let dark = try b.picture("greyhello", "dark_url")
+    let tile = mean(dark, (66, 476, 20, 20)).luma
+    #expect(tile >= 100, "the grey icon tile is luma \(tile)")
   }
 
   @Test("a photo's flat yellow bar is dimmed like its red and blue bars, never kept as a light panel")
