@@ -96,10 +96,8 @@ public final class Encoder {
   public init(video s: VideoEncoderSettings) throws(MediaIOError) {
     kind = .video
     label = "libx264 \(s.width)x\(s.height)"
-    guard let codec = avcodec_find_encoder_by_name("libx264") else {
-      throw .failure("avcodec_find_encoder_by_name", "libx264", "libx264 is not available in this libavcodec")
-    }
-    guard let ctx = avcodec_alloc_context3(codec) else { throw .failure("avcodec_alloc_context3", label, "out of memory") }
+    let (codec, ctx) = try Encoder.context(for: "libx264", label: label,
+                                           missing: "libx264 is not available in this libavcodec")
     context = ctx
     timeBase = Rational(s.frameRate.den, s.frameRate.num)
     ctx.pointee.width = Int32(s.width)
@@ -144,10 +142,7 @@ public final class Encoder {
   public init(audio s: AudioEncoderSettings) throws(MediaIOError) {
     kind = .audio
     label = "aac \(s.sampleRate) Hz \(s.channels) ch"
-    guard let codec = avcodec_find_encoder_by_name("aac") else {
-      throw .failure("avcodec_find_encoder_by_name", "aac", "AAC encoder missing")
-    }
-    guard let ctx = avcodec_alloc_context3(codec) else { throw .failure("avcodec_alloc_context3", label, "out of memory") }
+    let (codec, ctx) = try Encoder.context(for: "aac", label: label, missing: "AAC encoder missing")
     context = ctx
     timeBase = Rational(1, Int32(s.sampleRate))
     ctx.pointee.sample_fmt = AV_SAMPLE_FMT_FLTP
@@ -160,6 +155,23 @@ public final class Encoder {
     var options: OpaquePointer? = nil
     defer { av_dict_free(&options) }
     try Encoder.open(ctx, codec, &options, label)
+  }
+
+  /// The libavcodec encoder called `name` and a fresh context for it
+  /// (`avcodec_find_encoder_by_name`, `avcodec_alloc_context3`); the caller
+  /// owns the context.
+  ///
+  /// - Throws: `MediaIOError` saying `missing` when this libavcodec has no
+  ///   such encoder, or "out of memory" under `label` when no context could
+  ///   be allocated.
+  private static func context(for name: String, label: String, missing: String) throws(MediaIOError)
+    -> (UnsafePointer<AVCodec>, UnsafeMutablePointer<AVCodecContext>)
+  {
+    guard let codec = avcodec_find_encoder_by_name(name) else {
+      throw .failure("avcodec_find_encoder_by_name", name, missing)
+    }
+    guard let ctx = avcodec_alloc_context3(codec) else { throw .failure("avcodec_alloc_context3", label, "out of memory") }
+    return (codec, ctx)
   }
 
   private static func open(_ ctx: UnsafeMutablePointer<AVCodecContext>, _ codec: UnsafePointer<AVCodec>,
