@@ -76,11 +76,13 @@ public struct BatchFixture {
     return url
   }
 
-  /// A small photo-like JPEG from libavfilter's `gradients`.
+  /// A small photo-like JPEG (`SyntheticMedia.photoLikeSource`), the
+  /// same bytes for the same seed on every run.
   @discardableResult
   public func jpeg(_ name: String, seed: Int = 3) throws -> URL {
     let url = dir.appendingPathComponent(name)
-    try JPEGEncoder.encode(SyntheticMedia.renderStill("gradients=size=320x200:seed=\(seed)"), quality: 90).write(to: url)
+    try JPEGEncoder.encode(SyntheticMedia.renderStill(SyntheticMedia.photoLikeSource(width: 320, height: 200, seed: seed)),
+                           quality: 90).write(to: url)
     return url
   }
 

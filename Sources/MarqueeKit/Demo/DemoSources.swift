@@ -22,7 +22,7 @@ public enum DemoSources {
     try SyntheticMedia.writeClip(
       .init(video: "testsrc=size=1280x720:rate=30", frameRate: Rational(30, 1), duration: 4, toneHz: 660, rotation: 90),
       to: directory.appendingPathComponent(files[1]).path)
-    let photo = try SyntheticMedia.renderStill("gradients=size=1600x1000:seed=11:n=5,noise=alls=10:allf=t")
+    let photo = try SyntheticMedia.renderStill(SyntheticMedia.photoLikeSource(width: 1600, height: 1000, seed: 11, grain: 10))
     try JPEGEncoder.encode(photo, quality: 92).write(to: directory.appendingPathComponent(files[2]))
     try PNGWriter.encode(productOnWhite(width: 1200, height: 900)).write(to: directory.appendingPathComponent(files[3]))
   }
