@@ -12,7 +12,8 @@ enum HelpText {
     Exit codes:
       0  every item was built (or reused) and the bundle published
       1  some items failed (the previous bundle is kept unless --allow-partial),
-         or the bundle fails verification
+         the bundle fails verification, or it is over its size budget
+         (max_bundle_mb, max_item_mb; the previous bundle is kept)
       2  usage error, or the job file is invalid
       3  the bundle is locked by another run (use --wait to wait for it)
       4  I/O error: the output cannot be written (disk full, permissions)

@@ -143,9 +143,9 @@ struct BuildCommand {
       } else if case .shard(let s) = options.mode {
         "Shard \(s): items stored in \(options.outputRoot.appendingPathComponent(".marquee/store").path); run `marquee merge` when every shard has finished"
       } else if report.hadBundle {
-        "Not published: \(report.bundle.path) is unchanged"
+        "Not published: " + (report.overBudget.map { "\($0); " } ?? "") + "\(report.bundle.path) is unchanged"
       } else {
-        "Not published: no bundle at \(report.bundle.path) yet"
+        "Not published: " + (report.overBudget.map { "\($0); " } ?? "") + "no bundle at \(report.bundle.path) yet"
       }
     reporter.summary(report, published: outcome)
     if report.ioError != nil { return .io }

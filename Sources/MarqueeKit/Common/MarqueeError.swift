@@ -34,6 +34,7 @@ public struct MarqueeError: Error, CustomStringConvertible, Sendable, Equatable 
       case notStored = "not stored"
       case locked = "locked"
       case verification = "verification"
+      case overBudget = "over budget"
     }
     private let value: Value
     private init(_ value: Value) { self.value = value }
@@ -76,6 +77,9 @@ public struct MarqueeError: Error, CustomStringConvertible, Sendable, Equatable 
     public static let locked = Code(.locked)
     /// The staged bundle breaks the playback constraints.
     public static let verification = Code(.verification)
+    /// The staged bundle or an item of it weighs more than the job's size
+    /// budget (`max_bundle_mb`, `max_item_mb`; `SizeBudget`).
+    public static let overBudget = Code(.overBudget)
 
     public var description: String { value.rawValue }
   }

@@ -8,7 +8,7 @@ extension JobDocumentValidator {
     "segment_duration", "max_height", "image_width", "webp_quality", "jpeg_quality",
     "dark_surface", "background", "max_duration", "max_pixels", "max_file_size_mb",
     "video_url", "renditions", "mp4_height", "image_widths", "video_crf", "video_target_ssim",
-    "allow_damaged_sources", "allow_outside_sources",
+    "allow_damaged_sources", "allow_outside_sources", "max_bundle_mb", "max_item_mb",
   ]
 
   /// `settings.allow_outside_sources`: whether a source may lie outside the
@@ -123,7 +123,23 @@ extension JobDocumentValidator {
     if let value = object["allow_damaged_sources"] {
       settings.allowDamagedSources = try bool(value, at: path("allow_damaged_sources"))
     }
+    if let value = object["max_bundle_mb"] {
+      settings.maxBundleBytes = try budget(value, at: path("max_bundle_mb"))
+    }
+    if let value = object["max_item_mb"] {
+      settings.maxItemBytes = try budget(value, at: path("max_item_mb"))
+    }
     return settings
+  }
+
+  /// A size budget in decimal megabytes (`max_bundle_mb`, `max_item_mb`):
+  /// a number above 0 and at most `JobSettings.maxBudgetMBLimit`, as bytes.
+  private func budget(_ value: Any, at path: String) throws(JobError) -> Int64 {
+    let megabytes = try number(value, at: path)
+    guard megabytes > 0, megabytes <= JobSettings.maxBudgetMBLimit else {
+      throw fail(path, "must be more than 0 and at most \(Self.format(JobSettings.maxBudgetMBLimit)) (decimal MB), found \(JobJSON.render(value))")
+    }
+    return max(1, Int64((megabytes * Double(JobSettings.budgetBytesPerMB)).rounded()))
   }
 
   /// `[{"height": 720, "bitrate_kbps": 3000}, …]`: 1 to 8 rungs of distinct

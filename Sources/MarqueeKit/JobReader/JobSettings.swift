@@ -78,6 +78,17 @@ public struct JobSettings: Sendable, Equatable {
   /// `SourceHealth`). Not in the fingerprint (it changes no byte): reuse
   /// checks a stored item's recorded health against it.
   public var allowDamagedSources: Bool
+  /// The most bytes the published bundle may hold (`max_bundle_mb`, in
+  /// decimal megabytes of ``budgetBytesPerMB``): what a client can
+  /// download, every file of the bundle, `banners.json` included. A build
+  /// over it is not published, and says by how much and which items are
+  /// largest (`SizeBudget`); the previous bundle is kept. nil: no budget.
+  /// Not in the fingerprint (it changes no byte).
+  public var maxBundleBytes: Int64?
+  /// The most bytes one item's folder may hold (`max_item_mb`, decimal
+  /// megabytes): its renditions, MP4, covers, images and dark variants. nil:
+  /// no budget. Not in the fingerprint.
+  public var maxItemBytes: Int64?
 
   /// Creates settings; every parameter defaults to the documented default.
   public init(
@@ -97,8 +108,12 @@ public struct JobSettings: Sendable, Equatable {
     imageWidths: [Int]? = nil,
     videoCRF: Double = 23,
     videoTargetSSIM: Double = QualityTarget.defaultSSIM,
-    allowDamagedSources: Bool = false
+    allowDamagedSources: Bool = false,
+    maxBundleBytes: Int64? = nil,
+    maxItemBytes: Int64? = nil
   ) {
+    self.maxBundleBytes = maxBundleBytes
+    self.maxItemBytes = maxItemBytes
     self.videoTargetSSIM = videoTargetSSIM
     self.allowDamagedSources = allowDamagedSources
     self.segmentDuration = segmentDuration
@@ -149,6 +164,12 @@ public struct JobSettings: Sendable, Equatable {
   public static let maxLadderCount = 8
   /// Bytes in one `max_file_size_mb` unit (a mebibyte).
   public static let bytesPerMB: Int64 = 1_048_576
+  /// Bytes in one `max_bundle_mb` or `max_item_mb` unit: a decimal
+  /// megabyte, as download sizes are given (App Store, HTTP tooling).
+  public static let budgetBytesPerMB: Int64 = 1_000_000
+  /// Largest accepted `max_bundle_mb` and `max_item_mb` (the smallest is
+  /// anything above 0).
+  public static let maxBudgetMBLimit: Double = 1_000_000
 }
 
 // MARK: - VideoURLChoice

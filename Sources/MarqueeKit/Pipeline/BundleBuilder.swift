@@ -219,10 +219,35 @@ struct BuildRun: Sendable {
         continue
       }
       CrashPoint.verified.hit()
+      if let over = budgetOverage(staging, good: good, &run) {
+        FileSystem.remove(staging)
+        notPublished("\(over); \(run.unchanged)", &run.report)
+        return finish(&run, published: false)
+      }
       try publishStaged(staging, good: good, failed: failed, &run.report)
       return finish(&run, published: true)
     }
     return finish(&run, published: false)
+  }
+
+  /// Why the staged bundle is over `settings.max_bundle_mb` or
+  /// `max_item_mb` (`SizeBudget`), or nil when it fits or there is no
+  /// budget. A bundle that cannot be weighed is an I/O error.
+  private func budgetOverage(_ staging: URL, good: [ItemState], _ run: inout RunRecord) -> String? {
+    let budget = SizeBudget(settings: job.settings)
+    guard budget.isSet else { return nil }
+    let items = good.compactMap { state in state.outcome.folder.map { (id: state.outcome.id, folder: $0) } }
+    do {
+      let weight = try SizeBudget.weigh(staging, items: items)
+      run.report.bundleBytes = weight.bundleBytes
+      guard let over = budget.overage(weight) else { return nil }
+      run.report.overBudget = over
+      emit(.error, .publish, .failed, error: over, fields: ["code": MarqueeError.Code.overBudget.description])
+      return over
+    } catch {
+      run.report.ioError = error.description
+      return "the staged bundle cannot be weighed (\(error))"
+    }
   }
 
   /// Why nothing is published, or nil when the good items may be.

@@ -119,6 +119,11 @@ public struct BuildReport: Sendable {
   public var ioError: String?
   /// Wall time of the whole run, seconds.
   public var seconds: Double = 0
+  /// Why the bundle was over its size budget (`max_bundle_mb`,
+  /// `max_item_mb`) and so not published; nil otherwise.
+  public var overBudget: String?
+  /// The staged bundle's bytes, when a size budget had it weighed.
+  public var bundleBytes: Int64?
 
   public init(bundle: URL, items: [ItemOutcome], published: Bool, warnings: [String]) {
     self.bundle = bundle

@@ -144,7 +144,7 @@ public struct ItemFingerprint: Sendable, Equatable {
   /// Settings that decide whether an item may be published, never what its
   /// outputs hold (left out of every fingerprint): a clean item is reused
   /// whichever way they are set.
-  static let permissionSettings: Set<String> = ["allowDamagedSources"]
+  static let permissionSettings: Set<String> = ["allowDamagedSources", "maxBundleBytes", "maxItemBytes"]
   /// Settings only image outputs depend on (left out of video fingerprints).
   static let imageOnlySettings: Set<String> = ["imageWidth", "imageWidths", "background"]
 

@@ -118,6 +118,8 @@ struct JobErrorCase: Sendable, CustomTestStringConvertible {
     .init("max_height huge does not trap", job(settings: #"{"max_height": 1e30}"#), path: "settings.max_height", reason: "from 144 to 2160"),
     .init("max_height beyond UInt64", job(settings: #"{"max_height": 123456789012345678901}"#), path: "settings.max_height", reason: "from 144 to 2160"),
     .init("image_width above 4096", job(settings: #"{"image_width": 5000}"#), path: "settings.image_width", reason: "from 16 to 4096"),
+    .init("max_bundle_mb zero", job(settings: #"{"max_bundle_mb": 0}"#), path: "settings.max_bundle_mb", reason: "more than 0 and at most 1000000 (decimal MB), found 0"),
+    .init("max_item_mb a string", job(settings: #"{"max_item_mb": "5"}"#), path: "settings.max_item_mb", reason: "expected a number"),
     .init("webp_quality 0", job(settings: #"{"webp_quality": 0}"#), path: "settings.webp_quality", reason: "from 1 to 100"),
     .init("jpeg_quality 101", job(settings: #"{"jpeg_quality": 101}"#), path: "settings.jpeg_quality", reason: "from 1 to 100"),
     .init("dark_surface short", job(settings: ##"{"dark_surface": "#12345"}"##), path: "settings.dark_surface", reason: "#RRGGBB"),
