@@ -169,7 +169,7 @@ extension DarkVariantGenerator {
     /// See ``shadedProductFill``.
     static let shadedLevels = 8
     /// How many times darker in luma than its fill an outline is
-    /// (``DarkVariantGenerator/outlineOfFill(_:fill:pixels:width:height:isPage:)``).
+    /// (``DarkVariantGenerator/outlineOfFill(_:fill:pixels:width:height:isPage:isGround:)``).
     static let outlineDarkness = 3.0
     /// The least share of an outlined fill's part that is its outline…
     static let minOutlineShare = 0.08
@@ -599,7 +599,7 @@ extension DarkVariantGenerator {
         if !isPhotograph && (GraphicsTuning.isFlat(levels: levels, smooth: smooth, of: members.count) || fewTones)
             && Luma.contrast((ink.r, ink.g, ink.b), surfaceDark) >= Double(PictureLook.sufficientContrast) {
           outline = Self.outlineOfFill(members, fill: RGB8(r: ink.r, g: ink.g, b: ink.b), pixels: p, width: w,
-                                       height: h, isPage: { isGround[$0] && mask[$0] == MaskState.backdrop })
+                                       height: h, isPage: { isGround[$0] && mask[$0] == MaskState.backdrop }, isGround: { isGround[$0] })
           isSolidShape = isSolidShape || !outline.isEmpty
         }
         // (Its fill is measured on its ink too: a badge's soft drop shadow
@@ -1364,15 +1364,23 @@ extension DarkVariantGenerator {
   /// pixels next to the open page (a 4-neighbour for which `isPage`
   /// holds: ground the page reaches from the border, not a white label the
   /// fill encloses), and at most
-  /// ``GraphicsTuning/fillOnPage`` of those are the fill: the outline is a
-  /// band that holds the fill off the page all round. A shaded product, or
-  /// a letter in one colour, meets the page with its own colour; a photo
-  /// beside a white panel meets the page on one side only (its dark
-  /// pixels are 90 times its rim, an outline's 3 to 6).
+  /// ``GraphicsTuning/fillOnPage`` of those are the fill with no dark
+  /// neighbour (a fill-coloured pixel beside the outline is the outline's
+  /// anti-aliasing into the page: a grey fill's tone lies between black and
+  /// white): the outline is a band that holds the fill off the page all
+  /// round. A shaded product, or a letter in one colour, meets the page
+  /// with its own colour; a photo beside a white panel meets the page on
+  /// one side only (its dark pixels are 90 times its rim, an outline's 3 to
+  /// 6). The outline returned is what the page reaches through pixels off
+  /// the fill, and the dark band round ground the part encloses (`isGround`:
+  /// an outlined D's counter).
   static func outlineOfFill(_ region: [Int], fill: RGB8, pixels p: UnsafeBufferPointer<UInt8>, width w: Int,
-                            height h: Int, isPage: (Int) -> Bool) -> [Int] {
+                            height h: Int, isPage: (Int) -> Bool, isGround: (Int) -> Bool) -> [Int] {
     let noise = GraphicsTuning.groundNoise
     let fillLuma = Double(Luma.integer(fill.r, fill.g, fill.b))
+    @inline(__always) func isDark(_ n: Int) -> Bool {
+      Double(Luma.integer(p[n * 4], p[n * 4 + 1], p[n * 4 + 2])) * GraphicsTuning.outlineDarkness <= fillLuma
+    }
     var rim = 0, fillOnRim = 0, dark = 0
     var outline: [Int] = []
     for idx in region {
@@ -1381,12 +1389,18 @@ extension DarkVariantGenerator {
       let isFill = abs(Int(p[i]) - Int(fill.r)) <= noise && abs(Int(p[i + 1]) - Int(fill.g)) <= noise
         && abs(Int(p[i + 2]) - Int(fill.b)) <= noise
       if !isFill { outline.append(idx) }
-      if Double(Luma.integer(p[i], p[i + 1], p[i + 2])) * GraphicsTuning.outlineDarkness <= fillLuma { dark += 1 }
+      if isDark(idx) { dark += 1 }
       let onPage = (x > 0 && isPage(idx - 1)) || (x < w - 1 && isPage(idx + 1))
         || (idx >= w && isPage(idx - w)) || (idx + w < w * h && isPage(idx + w))
       if onPage {
         rim += 1
-        if isFill { fillOnRim += 1 }
+        // A pixel of the fill's colour beside a dark one is the outline's
+        // anti-aliased edge blending into the page (a grey fill's tone
+        // falls between black and white, most often along curves: a D's,
+        // a G's), not the fill meeting the page.
+        let besideOutline = (x > 0 && isDark(idx - 1)) || (x < w - 1 && isDark(idx + 1))
+          || (idx >= w && isDark(idx - w)) || (idx + w < w * h && isDark(idx + w))
+        if isFill && !besideOutline { fillOnRim += 1 }
       }
     }
     guard rim > 0,
@@ -1394,14 +1408,18 @@ extension DarkVariantGenerator {
             || Double(dark) >= GraphicsTuning.minOutlineWidth * Double(rim),
           Double(dark) <= GraphicsTuning.maxOutlineWidth * Double(rim),
           Double(fillOnRim) <= GraphicsTuning.fillOnPage * Double(rim) else { return [] }
-    // Only what the page side reaches without crossing the fill: a white
-    // label inside the fill (a sticker's NEW) is no outline.
+    // Only what the page side reaches without crossing the fill, and the
+    // dark band round ground the part encloses (a D's counter, outlined
+    // like its outside): a white label inside the fill (a sticker's NEW),
+    // whose rim blends the fill into white and is not dark, is no outline.
     let offFill = Set(outline)
     var reached = Set<Int>()
     var stack = outline.filter { idx in
       let x = idx % w
-      return (x > 0 && isPage(idx - 1)) || (x < w - 1 && isPage(idx + 1))
-        || (idx >= w && isPage(idx - w)) || (idx + w < w * h && isPage(idx + w))
+      if (x > 0 && isPage(idx - 1)) || (x < w - 1 && isPage(idx + 1))
+        || (idx >= w && isPage(idx - w)) || (idx + w < w * h && isPage(idx + w)) { return true }
+      return isDark(idx) && ((x > 0 && isGround(idx - 1)) || (x < w - 1 && isGround(idx + 1))
+        || (idx >= w && isGround(idx - w)) || (idx + w < w * h && isGround(idx + w)))
     }
     reached.formUnion(stack)
     while let idx = stack.popLast() {
@@ -1412,7 +1430,16 @@ extension DarkVariantGenerator {
         stack.append(n)
       }
     }
-    return outline.filter { reached.contains($0) }
+    // With it, a pixel of the fill's colour between that band and the
+    // ground: the band's anti-aliasing (the counter would keep it as the
+    // light rim of a label).
+    let blend = region.filter { idx in
+      guard !reached.contains(idx) else { return false }
+      let x = idx % w
+      let neighbours = [x > 0 ? idx - 1 : -1, x < w - 1 ? idx + 1 : -1, idx - w, idx + w].filter { $0 >= 0 && $0 < w * h }
+      return neighbours.contains { isGround($0) } && neighbours.contains { reached.contains($0) }
+    }
+    return outline.filter { reached.contains($0) } + blend
   }
 
   /// The share of the bounding box of a part's ink (its pixels under

@@ -100,7 +100,10 @@ public struct ItemFingerprint: Sendable, Equatable {
   /// along a grey letter's anti-aliased rim into it; flat grey shapes
   /// holding no glyph label are flat ink, so display type set in one grey
   /// is inverted letter by letter alike.
-  public static let outputFormatVersion = 27
+  /// 28: an outline's anti-aliasing into the page is no fill touching it,
+  /// so grey type in a black outline keeps its fill in every letter (a D, a
+  /// G); the dark band round a counter the part encloses is outline too.
+  public static let outputFormatVersion = 28
 
   /// Marquee's version (`marquee --version`).
   public static let marqueeVersion = "0.2.0"

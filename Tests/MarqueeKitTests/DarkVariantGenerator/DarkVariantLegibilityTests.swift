@@ -473,6 +473,16 @@ struct DarkVariantLegibilityTests {
       TextLayer(text: "BOOKED", size: 250, colour: "0xC8C8C8", x: 10, y: 150),
       TextLayer(text: "Your table is ready", size: 44, colour: "0x333333", x: 360, y: 540),
     ]),
+    // Grey type in a black outline (a breaker's): the outline held an E's
+    // fill off the page, but a D's and a G's fill-grey anti-aliasing along
+    // their curves read as fill touching the page, so E kept its fill
+    // (130) and D and G were inverted (73); the D's counter is outlined too.
+    GeneratedBanner(id: "outlinedgrey", ground: "color=white:s=1170x658,drawtext=fontfile=/usr/share/fonts/truetype/dejavu/"
+                      + "DejaVuSans-Bold.ttf:expansion=none:text='EDGE':fontsize=220:fontcolor=0xBBBBBB:borderw=4:bordercolor=black:x=60:y=80",
+                    layers: [
+                      TextLayer(text: "EDGE", size: 220, colour: "0xBBBBBB", x: 60, y: 80),
+                      TextLayer(text: "Outlined in grey", size: 44, colour: "0x1A1A2E", x: 60, y: 480),
+                    ]),
     GeneratedBanner(id: "greyhello", ground: "color=white:s=1170x658,drawbox=x=60:y=470:w=160:h=160:color=0x8E8E93:t=fill",
                     layers: [
                       TextLayer(text: "HELLO", size: 300, colour: "0x8E8E8E", x: 45, y: 70),
@@ -910,7 +920,7 @@ struct DarkVariantLegibilityTests {
   @Test("display type set in one grey keeps one tone letter by letter (no S taken for a shadow, no E kept light), and a grey icon tile holding a glyph is kept")
   func greyDisplayTypeKeepsOneTone() throws {
     let b = try Self.built.get()
-    for id in ["greysale", "greybooked", "greyhello"] {
+    for id in ["greysale", "greybooked", "greyhello", "outlinedgrey"] {
       let dark = shown(try b.picture(id, "dark_url"), on: (0x1C, 0x1C, 0x1E))
       var mask = try FFmpegOracle.decode(b.fixture.dir.appendingPathComponent("\(id)-mask0.png"))
       if mask.width != dark.width { mask = try ImageResampler.resize(mask, width: dark.width, height: dark.height) }
@@ -941,6 +951,34 @@ struct DarkVariantLegibilityTests {
     let dark = try b.picture("greyhello", "dark_url")
     let tile = mean(dark, (66, 476, 20, 20)).luma
     #expect(tile >= 100, "the grey icon tile is luma \(tile)")
+  }
+
+  @Test("an outlined letter's counter turns dark with the page, its outline light like the outside's")
+  func outlinedCounterTurnsDark() throws {
+    let b = try Self.built.get()
+    let light = try b.picture("outlinedgrey", "url"), dark = try b.picture("outlinedgrey", "dark_url")
+    // The white of the light picture: the page (reached from the border)
+    // and the counters it cannot reach (the D's).
+    let w = light.width, h = light.height
+    var isWhite = [Bool](repeating: false, count: w * h)
+    for o in 0..<(w * h) { isWhite[o] = sRGBLuma(pixelColour(light, o)) >= 240 }
+    var page = [Bool](repeating: false, count: w * h)
+    var stack = (0..<(w * h)).filter { o in isWhite[o] && (o % w == 0 || o % w == w - 1 || o < w || o >= w * (h - 1)) }
+    for o in stack { page[o] = true }
+    while let o = stack.popLast() {
+      let x = o % w
+      for n in [x > 0 ? o - 1 : -1, x < w - 1 ? o + 1 : -1, o - w, o + w] where n >= 0 && n < w * h && isWhite[n] && !page[n] {
+        page[n] = true
+        stack.append(n)
+      }
+    }
+    var counter: [Double] = [], open: [Double] = []
+    for o in 0..<(w * h) where isWhite[o] {
+      let luma = sRGBLuma(pixelColour(dark, o))
+      if page[o] { open.append(luma) } else { counter.append(luma) }
+    }
+    #expect(counter.count >= 1000 * w / 1170 * h / 658, "\(counter.count) counter pixels")
+    #expect(abs(median(counter) - median(open)) <= 10, "the counter is luma \(median(counter)), the page \(median(open))")
   }
 
   @Test("a photo's flat yellow bar is dimmed like its red and blue bars, never kept as a light panel")
