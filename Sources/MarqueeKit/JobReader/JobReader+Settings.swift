@@ -133,13 +133,18 @@ extension JobDocumentValidator {
   }
 
   /// A size budget in decimal megabytes (`max_bundle_mb`, `max_item_mb`):
-  /// a number above 0 and at most `JobSettings.maxBudgetMBLimit`, as bytes.
+  /// a number from 0.000001 (one byte) to `JobSettings.maxBudgetMBLimit`,
+  /// as whole bytes rounded down (a budget of 3.0219265 MB holds 3,021,926
+  /// bytes; the half byte is not there to spend).
   private func budget(_ value: Any, at path: String) throws(JobError) -> Int64 {
     let megabytes = try number(value, at: path)
-    guard megabytes > 0, megabytes <= JobSettings.maxBudgetMBLimit else {
-      throw fail(path, "must be more than 0 and at most \(Self.format(JobSettings.maxBudgetMBLimit)) (decimal MB), found \(JobJSON.render(value))")
+    // (A relative 1e-12 over absorbs binary rounding: 0.011071 × 10⁶ is
+    // 11070.999… in a Double.)
+    let bytes = (megabytes * Double(JobSettings.budgetBytesPerMB) * (1 + 1e-12)).rounded(.down)
+    guard bytes >= 1, megabytes <= JobSettings.maxBudgetMBLimit else {
+      throw fail(path, "must be from 0.000001 (1 byte) to \(Self.format(JobSettings.maxBudgetMBLimit)) (decimal MB), found \(JobJSON.render(value))")
     }
-    return max(1, Int64((megabytes * Double(JobSettings.budgetBytesPerMB)).rounded()))
+    return Int64(bytes)
   }
 
   /// `[{"height": 720, "bitrate_kbps": 3000}, …]`: 1 to 8 rungs of distinct

@@ -240,9 +240,13 @@ struct BuildRun: Sendable {
     do {
       let weight = try SizeBudget.weigh(staging, items: items)
       run.report.bundleBytes = weight.bundleBytes
-      guard let over = budget.overage(weight) else { return nil }
+      guard let over = budget.overage(weight) else {
+        emit(.publish, .finished, message: budget.headroom(weight), fields: budget.fields(weight))
+        return nil
+      }
       run.report.overBudget = over
-      emit(.error, .publish, .failed, error: over, fields: ["code": MarqueeError.Code.overBudget.description])
+      emit(.error, .publish, .failed, error: over,
+           fields: budget.fields(weight).merging(["code": MarqueeError.Code.overBudget.description]) { a, _ in a })
       return over
     } catch {
       run.report.ioError = error.description

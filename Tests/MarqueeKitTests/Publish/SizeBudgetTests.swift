@@ -10,8 +10,11 @@ import Testing
 /// here with FileManager.
 @Suite("Publish: size budget")
 struct SizeBudgetTests {
-  /// Bytes of every regular file under `folder`.
+  /// Bytes of every regular file under `folder` (or of the file itself).
   static func bytes(under folder: URL) -> Int64 {
+    if let values = try? folder.resourceValues(forKeys: [.isRegularFileKey, .fileSizeKey]), values.isRegularFile == true {
+      return Int64(values.fileSize ?? 0)
+    }
     var total: Int64 = 0
     let walker = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: [.isRegularFileKey, .fileSizeKey])
     while let url = walker?.nextObject() as? URL {
@@ -39,7 +42,11 @@ struct SizeBudgetTests {
     #expect(first.status == 0, "\(first.stderr)")
     let bundle = fixture.out.appendingPathComponent("home")
     let manifest = try Data(contentsOf: bundle.appendingPathComponent("banners.json"))
-    let total = Self.bytes(under: bundle)
+    // What a client can read: banners.json, videos/ and images/ (the
+    // server's nginx-dark-theme.conf is not served).
+    let total = Self.bytes(under: bundle.appendingPathComponent("banners.json"))
+      + Self.bytes(under: bundle.appendingPathComponent("images")) + Self.bytes(under: bundle.appendingPathComponent("videos"))
+    #expect(Self.bytes(under: bundle) > total, "no nginx-dark-theme.conf beside banners.json")
     var items: [String: Int64] = [:]
     for kind in ["images"] {
       for folder in FileSystem.list(bundle.appendingPathComponent(kind)) {
@@ -60,7 +67,7 @@ struct SizeBudgetTests {
     #expect(bundleOver.stderr.contains("largest items: photo"), "\(bundleOver.stderr)")
     #expect((bundleOver.stderr + bundleOver.stdoutText).contains("2 reused"), "a budget rebuilt items: \(bundleOver.stdoutText)")
     #expect(ByteComparison.difference(try Data(contentsOf: bundle.appendingPathComponent("banners.json")), manifest) == nil)
-    #expect(Self.bytes(under: bundle) == total)
+    #expect(Self.bytes(under: bundle.appendingPathComponent("images")) + Self.bytes(under: bundle.appendingPathComponent("banners.json")) == total)
 
     // One item 1000 bytes over: refused, naming it and not the other.
     let itemOver = try MarqueeCLI.run(["build", try fixture.job(banners, settings: ["max_item_mb": Self.megabytes(photo - 1000)]).path,
@@ -77,6 +84,13 @@ struct SizeBudgetTests {
                                        "--out", out])
     #expect(atBudget.status == 0, "\(atBudget.stderr)")
     #expect(!atBudget.stderr.contains("over the size budget"), "\(atBudget.stderr)")
+    #expect((atBudget.stderr + atBudget.stdoutText).contains("within the size budget: the bundle is"), "\(atBudget.stdoutText)")
+
+    // Half a byte under: budgets are whole bytes rounded down, so refused.
+    let halfByte = try MarqueeCLI.run(["build", try fixture.job(banners, settings: ["max_bundle_mb": (Double(total) - 0.5) / 1_000_000]).path,
+                                       "--out", out])
+    #expect(halfByte.status == 1, "\(halfByte.stderr)")
+    #expect(halfByte.stderr.contains("1 byte over max_bundle_mb"), "\(halfByte.stderr)")
   }
 
   @Test("the JSON log's failure event carries the code 'over budget'")
@@ -93,6 +107,9 @@ struct SizeBudgetTests {
     let failed = events.first { $0["stage"] as? String == "publish" && $0["event"] as? String == "failed" }
     #expect(failed?["code"] as? String == "over budget", "\(events)")
     #expect((failed?["error"] as? String)?.contains("over max_bundle_mb 0.001") == true, "\(String(describing: failed))")
+    #expect(failed?["max_bundle_bytes"] as? String == "1000", "\(String(describing: failed))")
+    let weighed = Int64(failed?["bundle_bytes"] as? String ?? "") ?? 0
+    #expect(weighed > 1000, "bundle_bytes \(weighed)")
     #expect(!FileManager.default.fileExists(atPath: fixture.out.appendingPathComponent("home/banners.json").path))
   }
 }
