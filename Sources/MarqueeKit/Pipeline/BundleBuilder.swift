@@ -16,7 +16,9 @@ import Foundation
 ///    item's files hard-linked from the store under
 ///    `videos|images/<id>-<fingerprint16>/`, so a URL names its content and
 ///    unchanged items keep their URLs; banners.json last.
-/// 5. **Verify** the staged bundle (`BundleVerifier`), then **publish** by
+/// 5. **Verify** the staged bundle (`BundleVerifier`), weigh it against the
+///    job's size budget when it has one (`SizeBudget`: over it, nothing is
+///    published), then **publish** by
 ///    swapping it with the old bundle (`renameat2(RENAME_EXCHANGE)`): a
 ///    reader sees the old bundle or the new one, never a mix, and a run
 ///    killed at any point leaves the previous bundle whole.
