@@ -196,7 +196,7 @@ struct BuildRun: Sendable {
     for attempt in 0..<2 {
       let failed = run.outcomes.filter { $0.outcome.status == .failed }
       let good = run.outcomes.filter { $0.record != nil && $0.outcome.status != .failed }
-      if let why = publishRefusal(run, failed: failed.count, good: good.count) {
+      if let why = publishRefusal(run, failed: failed.count, good: good) {
         notPublished(why, &run.report)
         return finish(&run, published: false)
       }
@@ -257,11 +257,21 @@ struct BuildRun: Sendable {
   }
 
   /// Why nothing is published, or nil when the good items may be.
-  private func publishRefusal(_ run: RunRecord, failed: Int, good: Int) -> String? {
+  private func publishRefusal(_ run: RunRecord, failed: Int, good: [ItemState]) -> String? {
     if let io = run.report.ioError { return "the output cannot be written (\(io)); \(run.unchanged)" }
-    if good == 0 { return "no item was built; \(run.unchanged)" }
+    if good.isEmpty { return "no item was built; \(run.unchanged)" }
     if failed > 0 && !options.allowPartial {
-      return "\(failed) item(s) failed; \(run.unchanged) (the \(good) good item(s) are kept in the store for the rerun; --allow-partial publishes them)"
+      // The size budget is weighed on the staged bundle; the good items'
+      // stored files already tell whether they alone are over it, so the
+      // hint does not promise what --allow-partial would then refuse.
+      let budget = SizeBudget(settings: job.settings)
+      let items = good.compactMap { state in
+        state.record.map { (id: state.outcome.id, bytes: $0.files.reduce(Int64(0)) { $0 + $1.size }) }
+      }
+      let weight = SizeBudget.Weight(bundleBytes: items.reduce(0) { $0 + $1.bytes }, items: items)
+      let partial = budget.isSet ? budget.overage(weight).map { "--allow-partial would not publish them either, their files alone being \($0)" } : nil
+      return "\(failed) item(s) failed; \(run.unchanged) (the \(good.count) good item(s) are kept in the store for the rerun; "
+        + (partial ?? "--allow-partial publishes them") + ")"
     }
     return nil
   }

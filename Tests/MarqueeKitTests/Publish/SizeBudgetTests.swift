@@ -93,6 +93,25 @@ struct SizeBudgetTests {
     #expect(halfByte.stderr.contains("1 byte over max_bundle_mb"), "\(halfByte.stderr)")
   }
 
+  @Test("a failed item beside good items over the budget: the hint does not promise that --allow-partial publishes them")
+  func partialHintKnowsTheBudget() throws {
+    let fixture = try BatchFixture("budget-partial")
+    defer { fixture.remove() }
+    try fixture.png("small.png")
+    try Data("not a video".utf8).write(to: fixture.dir.appendingPathComponent("broken.mp4"))
+    let banners: [[String: Any]] = [
+      ["id": "small", "type": "image", "source": "small.png"],
+      ["id": "broken", "type": "video", "source": "broken.mp4"],
+    ]
+    let over = try MarqueeCLI.run(["build", try fixture.job(banners, settings: ["max_item_mb": 0.001]).path, "--out", fixture.out.path])
+    #expect(over.status == 1, "\(over.stderr)")
+    #expect(over.stderr.contains("--allow-partial would not publish them either"), "\(over.stderr)")
+    #expect(over.stderr.contains("small is "), "\(over.stderr)")
+    let fits = try MarqueeCLI.run(["build", try fixture.job(banners, settings: ["max_item_mb": 100]).path, "--out", fixture.out.path])
+    #expect(fits.status == 1, "\(fits.stderr)")
+    #expect(fits.stderr.contains("--allow-partial publishes them"), "\(fits.stderr)")
+  }
+
   @Test("the JSON log's failure event carries the code 'over budget'")
   func jsonEventCarriesTheCode() throws {
     let fixture = try BatchFixture("budget-json")
