@@ -27,15 +27,11 @@ struct SizeBudget: Sendable, Equatable {
   var isSet: Bool { maxBundleBytes != nil || maxItemBytes != nil }
 
   /// What a staged bundle weighs.
-  struct Weight: Sendable, Equatable {
+  struct Weight: Sendable {
     /// Every file of the bundle, bytes.
     var bundleBytes: Int64
     /// Each item's folder, bytes, in the order given.
     var items: [(id: String, bytes: Int64)]
-
-    static func == (a: Weight, b: Weight) -> Bool {
-      a.bundleBytes == b.bundleBytes && a.items.map(\.id) == b.items.map(\.id) && a.items.map(\.bytes) == b.items.map(\.bytes)
-    }
   }
 
   /// Weighs the bundle staged at `bundle`.
