@@ -58,6 +58,9 @@ public struct MasterPlaylistWriter: Sendable {
     public var frameRate: Double
     /// The variant's I-frame playlist; nil when it has none.
     public var iFrames: IFrames? = nil
+    /// Whether it is the ladder's variant for weak networks
+    /// (`WeakNetworkRung`): listed last, never the start variant.
+    public var isWeakNetwork = false
 
     /// The video codec: the first of `codecs`, the I-frame playlist's
     /// `CODECS` (its segments' I-frames carry no sound).
@@ -87,30 +90,37 @@ public struct MasterPlaylistWriter: Sendable {
   /// Which variant to list first, the one AVPlayer starts with (Apple HLS
   /// authoring spec 1.32: about 2 Mbit/s to start, then adapt).
   ///
-  /// Never the top variant (the largest picture) when there are others: of
-  /// the rest, the one with the highest measured peak `BANDWIDTH` up to
-  /// `startBandwidthLimit`, or, when all of them are above it, the lowest.
+  /// Never the weak-network variant, which is there for links too poor
+  /// for the others; never the top variant (the largest picture) when
+  /// there are others: of the rest, the one with the highest measured peak
+  /// `BANDWIDTH` up to `startBandwidthLimit`, or, when all of them are
+  /// above it, the lowest. The top is the start variant when only the weak
+  /// one is left besides it (a source of 216p or less, whose top is small).
   ///
   /// - Parameter variants: the variants with their measured bandwidth.
   /// - Returns: an index into `variants` (0 when it is empty or has one).
   public static func startVariant(_ variants: [Variant]) -> Int {
-    guard variants.count > 1 else { return 0 }
+    let candidates = variants.indices.filter { !variants[$0].isWeakNetwork }
+    guard candidates.count > 1 else { return candidates.first ?? 0 }
     func larger(_ a: Int, _ b: Int) -> Bool {
       let pa = variants[a].width * variants[a].height, pb = variants[b].width * variants[b].height
       return pa != pb ? pa > pb : variants[a].bandwidth.peak > variants[b].bandwidth.peak
     }
-    let top = variants.indices.max { larger($1, $0) } ?? 0
-    let others = variants.indices.filter { $0 != top }
+    let top = candidates.max { larger($1, $0) } ?? 0
+    let others = candidates.filter { $0 != top }
     let fitting = others.filter { variants[$0].bandwidth.peak <= startBandwidthLimit }
     if let best = fitting.max(by: { variants[$0].bandwidth.peak < variants[$1].bandwidth.peak }) { return best }
     return others.min { variants[$0].bandwidth.peak < variants[$1].bandwidth.peak } ?? 0
   }
 
   /// The playlist text: `defaultIndex` first, the other variants by
-  /// descending `BANDWIDTH`, then the I-frame playlists in the order of
-  /// `variants`.
+  /// descending `BANDWIDTH`, the weak-network variant last, then the
+  /// I-frame playlists in the order of `variants`.
   public func render(_ variants: [Variant], defaultIndex: Int) -> String {
-    var order = variants.indices.filter { $0 != defaultIndex }.sorted { variants[$0].bandwidth.peak > variants[$1].bandwidth.peak }
+    var order = variants.indices.filter { $0 != defaultIndex }.sorted {
+      let (a, b) = (variants[$0], variants[$1])
+      return a.isWeakNetwork != b.isWeakNetwork ? b.isWeakNetwork : a.bandwidth.peak > b.bandwidth.peak
+    }
     if variants.indices.contains(defaultIndex) { order.insert(defaultIndex, at: 0) }
     var lines = ["#EXTM3U", "#EXT-X-VERSION:7", "#EXT-X-INDEPENDENT-SEGMENTS"]
     for v in order.map({ variants[$0] }) {

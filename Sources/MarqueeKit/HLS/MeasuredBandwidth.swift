@@ -20,8 +20,20 @@ extension MeasuredBandwidth {
     let bits = segments.reduce(0) { $0 + $1.bits }
     let seconds = segments.reduce(0) { $0 + $1.seconds }
     let target = Double(targetDuration ?? Int((segments.map(\.seconds).max() ?? 0).rounded(.up)))
-    let shortest = 0.5 * target, longest = 1.5 * target
-    // Rounding of #EXTINF: a run of exactly 0.5 or 1.5 target durations counts.
+    let peak = Self.peak(segments, shortest: 0.5 * target, longest: 1.5 * target)
+      // A playlist shorter than half a target duration has no such run:
+      // its one rate is the whole playlist's.
+      ?? (seconds > 0 ? bits / seconds : 0)
+    self.peak = Int(peak.rounded(.up))
+    average = seconds > 0 ? Int((bits / seconds).rounded(.up)) : 0
+  }
+
+  /// The highest bit rate of a run of consecutive segments lasting
+  /// `shortest` to `longest` seconds (bits per second); a segment longer
+  /// than `longest` is measured on its own. Nil when the segments together
+  /// last less than `shortest`.
+  static func peak(_ segments: [(bits: Double, seconds: Double)], shortest: Double, longest: Double) -> Double? {
+    // Rounding of #EXTINF: a run of exactly `shortest` or `longest` counts.
     let slack = 0.0005
     var peak = 0.0
     for i in segments.indices {
@@ -33,14 +45,10 @@ extension MeasuredBandwidth {
         if runSeconds >= shortest - slack { peak = max(peak, runBits / runSeconds) }
       }
     }
-    // A playlist shorter than half a target duration has no such run: its
-    // one rate is the whole playlist's; a segment longer than 1.5 target
-    // durations is measured on its own.
     if peak == 0 {
-      peak = segments.map { $0.bits / $0.seconds }.max() ?? 0
-      if seconds < shortest && seconds > 0 { peak = bits / seconds }
+      guard segments.reduce(0, { $0 + $1.seconds }) >= shortest - slack else { return nil }
+      peak = segments.filter { $0.seconds > 0 }.map { $0.bits / $0.seconds }.max() ?? 0
     }
-    self.peak = Int(peak.rounded(.up))
-    average = seconds > 0 ? Int((bits / seconds).rounded(.up)) : 0
+    return peak
   }
 }

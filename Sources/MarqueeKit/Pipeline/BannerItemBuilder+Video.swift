@@ -130,7 +130,8 @@ public struct VideoBannerBuilder: Sendable {
       variants.append(.init(uri: r.playlistPath, bandwidth: MeasuredBandwidth(rendition: r.segments),
                             codecs: r.codecs, width: r.plan.width, height: r.plan.height,
                             frameRate: result.plan.frameRate.doubleValue,
-                            iFrames: .init(uri: iframeName, bandwidth: iframe.bandwidth)))
+                            iFrames: .init(uri: iframeName, bandwidth: iframe.bandwidth),
+                            isWeakNetwork: r.plan.isWeakNetwork))
     }
     let start = MasterPlaylistWriter.startVariant(variants)
     let master = MasterPlaylistWriter().render(variants, defaultIndex: start)

@@ -48,6 +48,10 @@ struct PreviewBanner: Sendable, Equatable {
   /// picture's aspect ratio, before the picture loads.
   var colour: RGBColor?
   var darkColour: RGBColor?
+  /// The placeholder ThumbHashes (`thumbhash`, `dark_thumbhash`), base64,
+  /// as banners.json gives them: drawn under each figure's picture.
+  var thumbHash: String?
+  var darkThumbHash: String?
 
   /// How the dark pictures' captions name their origin: `""` for
   /// generated ones, ` · the designer's picture`, ` · same as light`.
@@ -99,6 +103,8 @@ struct PreviewBanner: Sendable, Equatable {
       banner.darkPolicy = (item["dark_policy"] as? String).flatMap(DarkPolicyKind.init(rawValue:))
       banner.colour = (item["color"] as? String).flatMap(RGBColor.init(hex:))
       banner.darkColour = (item["dark_color"] as? String).flatMap(RGBColor.init(hex:))
+      banner.thumbHash = item["thumbhash"] as? String
+      banner.darkThumbHash = item["dark_thumbhash"] as? String
       func file(_ key: String) -> String? {
         guard let url = item[key] as? String else { return nil }
         guard let path = resolver.path(for: url) else {

@@ -69,9 +69,10 @@ struct PreviewHTML {
     out += "</p>\n<div class=\"pair\">\n"
     switch banner.kind {
     case .video:
-      out += figure("light", banner.cover, caption: "cover", placeholder: banner.colour, size: banner)
+      out += figure("light", banner.cover, caption: "cover", placeholder: banner.colour, hash: banner.thumbHash,
+                    size: banner)
       out += figure("dark", banner.darkCover, caption: "cover, dark (?theme=dark)\(banner.darkOrigin)",
-                    placeholder: banner.darkColour, size: banner)
+                    placeholder: banner.darkColour, hash: banner.darkThumbHash, size: banner)
       if let mp4 = banner.mp4 {
         let poster = banner.cover.map { " poster=\"\(href($0))\"" } ?? ""
         // HLS where the browser plays it natively, else (or when it cannot
@@ -86,9 +87,10 @@ struct PreviewHTML {
         out += "<figure class=\"light\"><p class=\"missing\">MP4 missing</p></figure>\n"
       }
     case .image:
-      out += figure("light", banner.image, caption: "image", placeholder: banner.colour, size: banner)
+      out += figure("light", banner.image, caption: "image", placeholder: banner.colour, hash: banner.thumbHash,
+                    size: banner)
       out += figure("dark", banner.darkImage, caption: "image, dark (?theme=dark)\(banner.darkOrigin)",
-                    placeholder: banner.darkColour, size: banner)
+                    placeholder: banner.darkColour, hash: banner.darkThumbHash, size: banner)
     }
     out += "</div>\n"
     if !banner.sources.isEmpty {
@@ -109,12 +111,14 @@ struct PreviewHTML {
     return out
   }
 
-  /// One picture. With a `placeholder` colour and the banner's size, the
-  /// `<img>` box is painted with that colour at the picture's aspect ratio
-  /// until the picture covers it, as the carousel paints `color` /
-  /// `dark_color` from banners.json.
+  /// One picture. With a placeholder and the banner's size, the `<img>`
+  /// box is painted at the picture's aspect ratio until the picture covers
+  /// it, as the carousel paints it from banners.json alone: the `hash`
+  /// (`thumbhash` / `dark_thumbhash`) drawn by `ThumbHash.render` into a
+  /// PNG data URL, or, when there is none or it does not decode, the flat
+  /// `placeholder` colour (`color` / `dark_color`).
   private func figure(_ style: String, _ path: String?, caption: String, placeholder: RGBColor? = nil,
-                      size: PreviewBanner? = nil) -> String {
+                      hash: String? = nil, size: PreviewBanner? = nil) -> String {
     guard let path else {
       return "<figure class=\"\(style)\"><p class=\"missing\">\(escape(caption)): missing</p></figure>\n"
     }
@@ -122,10 +126,28 @@ struct PreviewHTML {
     if let placeholder, let w = size?.width, let h = size?.height, w > 0, h > 0 {
       // The size the picture is shown at (max 420x320 px, as the CSS says).
       let scale = min(1, 420 / Double(w), 320 / Double(h))
-      paint = " style=\"background: \(placeholder.hex); aspect-ratio: \(w) / \(h); width: \(max(1, Int(Double(w) * scale)))px\""
+      let background = Self.placeholderURL(hash, width: w, height: h)
+        .map { "url(\($0)) center / 100% 100% no-repeat" } ?? placeholder.hex
+      paint = " style=\"background: \(background); aspect-ratio: \(w) / \(h); width: \(max(1, Int(Double(w) * scale)))px\""
     }
     return "<figure class=\"\(style)\"><img src=\"\(href(path))\" alt=\"\(escape(caption))\" loading=\"lazy\"\(paint)>"
       + "<figcaption>\(escape(caption)) · \(escape(path))</figcaption></figure>\n"
+  }
+
+  /// The longer side, in pixels, a placeholder is drawn at: the
+  /// specification's 32, stretched over the box by the browser.
+  static let placeholderSide = 32
+
+  /// `hash` (base64) drawn at the aspect ratio of `width`×`height`, 32 px
+  /// on the longer side, as a `data:image/png;base64,` URL; nil when it is
+  /// no ThumbHash. The URL holds base64 characters only, safe in a `style`.
+  static func placeholderURL(_ hash: String?, width: Int, height: Int) -> String? {
+    guard let hash, hash.utf8.count <= 64, let bytes = Data(base64Encoded: hash) else { return nil }
+    let side = Double(placeholderSide), long = Double(max(width, height))
+    let w = max(1, Int((Double(width) * side / long).rounded())), h = max(1, Int((Double(height) * side / long).rounded()))
+    guard let picture = ThumbHash.render([UInt8](bytes), width: w, height: h),
+          let png = try? PNGWriter.encode(picture) else { return nil }
+    return "data:image/png;base64," + png.base64EncodedString()
   }
 
   /// A relative link to a bundle file: each path segment percent-encoded.

@@ -103,7 +103,11 @@ public struct ItemFingerprint: Sendable, Equatable {
   /// 28: an outline's anti-aliasing into the page is no fill touching it,
   /// so grey type in a black outline keeps its fill in every letter (a D, a
   /// G); the dark band round a counter the part encloses is outline too.
-  public static let outputFormatVersion = 28
+  /// 29: every ladder ends with a variant for weak networks
+  /// (`WeakNetworkRung`: 144p, 80 kbit/s video cap over a half-second
+  /// buffer, 56 kbit/s AAC-LC, a measured peak of at most 192 kbit/s),
+  /// listed last.
+  public static let outputFormatVersion = 29
 
   /// Marquee's version (`marquee --version`).
   public static let marqueeVersion = "0.2.0"

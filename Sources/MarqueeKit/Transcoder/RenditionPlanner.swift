@@ -57,6 +57,9 @@ public struct RenditionPlan: Sendable, Equatable {
   /// `RenditionPlanner.crfOffset(width:height:)`, lower for pictures
   /// smaller than 640x360.
   public var crfOffset: Double
+  /// Whether this is the ladder's rung for weak networks (`WeakNetworkRung`):
+  /// listed last, with its own lower-rate AAC-LC.
+  public var isWeakNetwork = false
 
   public init(width: Int, height: Int, bitRate: Int, name: String) {
     self.width = width
@@ -84,7 +87,8 @@ public struct VideoPlan: Sendable, Equatable {
   public var displayHeight: Int
   /// Constant output frame rate in frames per second.
   public var frameRate: Rational
-  /// Renditions, largest first.
+  /// Renditions, largest first; the last is the weak-network rung
+  /// (`WeakNetworkRung`).
   public var renditions: [RenditionPlan]
   /// Index into `renditions` of the one muxed to MP4 (nearest 720p).
   public var mp4Rendition: Int
@@ -287,7 +291,10 @@ public enum RenditionPlanner {
   ///   at its own rate, except a rung with at least 85 % of the top's
   ///   pixels (`nearTopShare`). At least two renditions always (Apple HLS
   ///   authoring spec 9.9: several bit rates): a lone one gets another
-  ///   below it at two thirds of its short side.
+  ///   below it at two thirds of its short side. The ladder ends with the
+  ///   rung for weak networks (`WeakNetworkRung.added(to:portrait:)`):
+  ///   the lowest rung when it is 144p or smaller, else a 144p one added.
+  ///   The MP4 is never made from that rung.
   public static func plan(stream: StreamInfo, requests: [RenditionRequest], maxHeight: Int,
                           mp4Height: Int? = nil) -> VideoPlan {
     let display = displaySize(codedWidth: stream.width, codedHeight: stream.height,
@@ -351,8 +358,9 @@ public enum RenditionPlanner {
       plans.append(RenditionPlan(width: size.width, height: size.height, bitRate: rate,
                                  name: "\(min(size.width, size.height))p"))
     }
+    plans = WeakNetworkRung.added(to: plans, portrait: portrait)
     let wanted = mp4Height ?? 720
-    let mp4 = plans.indices.min {
+    let mp4 = plans.indices.filter { !plans[$0].isWeakNetwork }.min {
       abs(min(plans[$0].width, plans[$0].height) - wanted) < abs(min(plans[$1].width, plans[$1].height) - wanted)
     } ?? 0
     return VideoPlan(displayWidth: display.width, displayHeight: display.height, frameRate: fps,

@@ -149,8 +149,8 @@ public struct CoverPicture: Sendable {
 ///    (`KeyframePlanner`) → libx264 → HLS muxer (+ MP4 muxer); rendition 0
 ///    shows its pictures to the request's `PictureSink` (the cover
 ///    extractor) before encoding them;
-/// 5. `AudioPath`: `aresample` → cut at the pictures' end → AAC-LC once →
-///    every muxer;
+/// 5. `AudioPath`: `aresample` → cut at the pictures' end → AAC-LC once
+///    per bit rate (the weak-network rung has its own) → the muxers;
 /// 6. `TranscodeOutputs`: the encoders and muxers, finished last.
 public struct Transcoder {
   /// The smallest picture side accepted, in pixels: below it there is no
@@ -263,8 +263,9 @@ public struct Transcoder {
   private func transcode(_ request: TranscodeRequest, source: SourceStreams, plan: VideoPlan,
                          outputs: TranscodeOutputs, fanOut: RenditionFanOut) throws -> TranscodeResult {
     var audio: AudioPath? = nil
-    if let decoder = source.audioDecoder, let encoder = outputs.audioEncoder {
-      audio = try AudioPath(decoder: decoder, encoder: encoder, channels: source.audioChannels, fanOut: fanOut)
+    if let decoder = source.audioDecoder, !outputs.audioEncoders.isEmpty {
+      audio = try AudioPath(decoder: decoder, encoders: outputs.audioEncoders, channels: source.audioChannels,
+                            fanOut: fanOut)
     }
     let video = try VideoPath(stream: source.video, decoder: source.videoDecoder, plan: plan, fanOut: fanOut,
                               audio: audio, sourceDuration: source.input.duration, progress: request.progress)

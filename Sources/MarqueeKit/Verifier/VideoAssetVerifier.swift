@@ -147,6 +147,8 @@ struct VideoAssetVerifier {
     var aspect: (Int, Int)? = nil
     var boundaries: [(uri: String, starts: [Double])] = []
     var defaultDuration: Double? = nil
+    // The last variant's peak as the weak-network budget measures it.
+    var weakPeak: Int? = nil
     for (index, variant) in playlist.variants.enumerated() {
       for key in ["BANDWIDTH", "AVERAGE-BANDWIDTH", "CODECS", "RESOLUTION", "FRAME-RATE"] where variant.attributes[key] == nil {
         fail(master, "variant \(variant.uri) lacks \(key)")
@@ -176,9 +178,26 @@ struct VideoAssetVerifier {
         fail(master, "variant URI \(variant.uri) does not stay inside the bundle")
         continue
       }
-      if let starts = checkMediaPlaylist(path, resolution: resolution, codecs: variant.attributes["CODECS"]) {
-        boundaries.append((variant.uri, starts.starts))
-        if index == 0 { defaultDuration = starts.total }
+      if let media = checkMediaPlaylist(path, resolution: resolution, codecs: variant.attributes["CODECS"]) {
+        boundaries.append((variant.uri, media.starts))
+        if index == 0 { defaultDuration = media.total }
+        if let measured = media.measured {
+          checkDeclaredBandwidth(variant, measured: MeasuredBandwidth(segments: measured.segments,
+                                                                      targetDuration: measured.target), master: master)
+          if index == playlist.variants.count - 1 {
+            weakPeak = WeakNetworkRung.budgetPeak(segments: measured.segments, targetDuration: measured.target)
+          }
+        }
+      }
+    }
+    if let last = playlist.variants.last {
+      // Its segments' measure; the declared peak when they cannot be read
+      // (reported above).
+      let peak = weakPeak ?? last.attributes.integer("BANDWIDTH") ?? Int.max
+      if playlist.variants.count < 2 {
+        fail(master, "master playlist lists one variant: no variant for weak networks besides it")
+      } else if peak > WeakNetworkRung.peakLimit {
+        fail(master, "no variant for weak networks: the last variant, \(last.uri), peaks at \(peak) bit/s over runs of at least \(Int(WeakNetworkRung.shortestRun)) s, over \(WeakNetworkRung.peakLimit)")
       }
     }
     for attributes in playlist.iFrameVariants {
@@ -245,10 +264,32 @@ struct VideoAssetVerifier {
     a.count == b.count && zip(a, b).allSatisfy { abs($0 - $1) < 0.0015 }
   }
 
-  /// Checks one media playlist; returns its segment start times and total.
+  /// How far a variant's declared `BANDWIDTH` and `AVERAGE-BANDWIDTH` may
+  /// lie from what its segments measure, as a share: `#EXTINF` rounds each
+  /// duration to a microsecond, the writer measured exact ones.
+  static let bandwidthTolerance = 0.01
+
+  /// Checks that a variant declares the bit rates its segments measure
+  /// (`MeasuredBandwidth`, as the pipeline measures them: each segment
+  /// with its share of the init section): a `BANDWIDTH` under the
+  /// measured peak makes a player pick a variant its link cannot carry.
+  private mutating func checkDeclaredBandwidth(_ variant: MasterPlaylist.Variant, measured: MeasuredBandwidth,
+                                               master: String) {
+    for (key, value) in [("BANDWIDTH", measured.peak), ("AVERAGE-BANDWIDTH", measured.average)] {
+      guard let declared = variant.attributes.integer(key), declared > 0 else { continue }
+      if Double(abs(declared - value)) > Self.bandwidthTolerance * Double(value) + 1 {
+        fail(master, "variant \(variant.uri) declares \(key)=\(declared) but its segments measure \(value) bit/s")
+      }
+    }
+  }
+
+  /// Checks one media playlist; returns its segment start times and total,
+  /// and what its segments measure: each one's bits, with its share of
+  /// the init section, and seconds, and the target duration (nil when a
+  /// segment or the init section is missing).
   private mutating func checkMediaPlaylist(
     _ path: String, resolution: (width: Int, height: Int)?, codecs: String?
-  ) -> (starts: [Double], total: Double)? {
+  ) -> (starts: [Double], total: Double, measured: (segments: [(bits: Double, seconds: Double)], target: Int)?)? {
     guard let playlist = readPlaylist(path, kind: "media playlist")?.mediaPlaylist() else { return nil }
     for uri in playlist.urisWithoutDuration { fail(path, "segment \(uri) has no #EXTINF before it") }
     if !playlist.isVOD { fail(path, "not a VOD playlist (#EXT-X-PLAYLIST-TYPE:VOD missing)") }
@@ -274,6 +315,7 @@ struct VideoAssetVerifier {
     }
     var starts: [Double] = []
     var t = 0.0
+    var sizes: [(bytes: Int64, seconds: Double)] = []
     for segment in playlist.segments {
       starts.append(t)
       t += segment.duration
@@ -285,16 +327,22 @@ struct VideoAssetVerifier {
         fail(path, "segment URI \(segment.uri) does not stay inside the bundle")
         continue
       }
-      guard (files.size(segmentPath) ?? 0) > 0 else {
+      guard let size = files.size(segmentPath), size > 0 else {
         fail(segmentPath, "segment is missing or empty")
         continue
       }
+      sizes.append((size, segment.duration))
       fileCount += 1
       if decode, let initPath {
         checkSegment(segmentPath, initPath: initPath, resolution: resolution, start: starts.last ?? 0, duration: segment.duration)
       }
     }
-    return (starts, t)
+    var measured: (segments: [(bits: Double, seconds: Double)], target: Int)? = nil
+    if let initPath, let initBytes = files.size(initPath), sizes.count == playlist.segments.count {
+      let share = Double(initBytes) / Double(sizes.count)
+      measured = (sizes.filter { $0.seconds > 0 }.map { ((Double($0.bytes) + share) * 8, $0.seconds) }, target)
+    }
+    return (starts, t, measured)
   }
 
   /// How far a segment's first picture may sit from where the playlist

@@ -68,6 +68,23 @@ struct PlaylistTests {
     #expect(MeasuredBandwidth(segments: [(50_000, 0.4)], targetDuration: 1).peak == 125_000)
   }
 
+  @Test("the weak-network budget: RFC 8216's runs, none shorter than a second; a clip under a second is all its bits over one")
+  func weakNetworkBudget() {
+    // A 12 s ladder: 1 s, five of 2 s, 1 s (target 2): the same runs as BANDWIDTH.
+    let long: [(bits: Double, seconds: Double)] = [(170_000, 1)] + Array(repeating: (330_000, 2), count: 5) + [(176_000, 1)]
+    #expect(WeakNetworkRung.budgetPeak(segments: long, targetDuration: 2) == MeasuredBandwidth(segments: long, targetDuration: 2).peak)
+    #expect(WeakNetworkRung.budgetPeak(segments: long, targetDuration: 2) == 176_000)
+    // 1.6 s (target 1): the 0.6 s last segment, an IDR and little else, is
+    // a run for BANDWIDTH (≥ 0.5 s) but not for the budget.
+    let short: [(bits: Double, seconds: Double)] = [(150_000, 1), (150_000, 0.6)]
+    #expect(MeasuredBandwidth(segments: short, targetDuration: 1).peak == 250_000)
+    #expect(WeakNetworkRung.budgetPeak(segments: short, targetDuration: 1) == 187_500)  // 300 000 bits over 1.6 s
+    // 0.3 s: 11 kB measure 300 kbit/s as BANDWIDTH, 90 kbit/s as the budget.
+    let tiny: [(bits: Double, seconds: Double)] = [(90_000, 0.3)]
+    #expect(MeasuredBandwidth(segments: tiny, targetDuration: 1).peak == 300_000)
+    #expect(WeakNetworkRung.budgetPeak(segments: tiny, targetDuration: 1) == 90_000)
+  }
+
   @Test("the start variant is about 2 Mbit/s, never the top one, at most 2.3 Mbit/s peak")
   func startVariant() {
     func v(_ w: Int, _ h: Int, _ peak: Int) -> MasterPlaylistWriter.Variant {
@@ -88,6 +105,26 @@ struct PlaylistTests {
     let text = MasterPlaylistWriter().render(ladder, defaultIndex: MasterPlaylistWriter.startVariant(ladder))
     let uris = text.split(separator: "\n").filter { !$0.hasPrefix("#") }
     #expect(uris == ["540p/index.m3u8", "720p/index.m3u8", "360p/index.m3u8"])
+  }
+
+  @Test("the weak-network variant is listed last and never started on, even when it is the only one under 2.3 Mbit/s")
+  func weakNetworkVariantLast() {
+    func v(_ w: Int, _ h: Int, _ peak: Int, weak: Bool = false) -> MasterPlaylistWriter.Variant {
+      .init(uri: "\(h)p/index.m3u8", bandwidth: MeasuredBandwidth(peak: peak, average: peak * 3 / 4), codecs: "avc1.64001F",
+            width: w, height: h, frameRate: 30, isWeakNetwork: weak)
+    }
+    let ladder = [v(1280, 720, 3_100_000), v(960, 540, 2_150_000), v(640, 360, 760_000), v(256, 144, 180_000, weak: true)]
+    #expect(MasterPlaylistWriter.startVariant(ladder) == 1)
+    // Every other variant above the limit: the lowest of them, not the weak one.
+    let heavy = [v(1920, 1080, 9_000_000), v(1280, 720, 5_000_000), v(960, 540, 2_900_000), v(256, 144, 170_000, weak: true)]
+    #expect(MasterPlaylistWriter.startVariant(heavy) == 2)
+    // A small source: its top and the weak rung below it. The top starts.
+    #expect(MasterPlaylistWriter.startVariant([v(176, 144, 320_000), v(110, 90, 130_000, weak: true)]) == 0)
+    // Listed last, below a variant whose peak is lower still (a still picture with no sound).
+    let still = [v(1280, 720, 400_000), v(960, 540, 150_000), v(640, 360, 90_000), v(256, 144, 120_000, weak: true)]
+    let text = MasterPlaylistWriter().render(still, defaultIndex: MasterPlaylistWriter.startVariant(still))
+    let uris = text.split(separator: "\n").filter { !$0.hasPrefix("#") }
+    #expect(uris == ["540p/index.m3u8", "720p/index.m3u8", "360p/index.m3u8", "144p/index.m3u8"])
   }
 
   // MARK: - Writers
@@ -153,7 +190,7 @@ struct PlaylistTests {
   }
 
   @Test("every playlist of the bundle golden files reads and writes back byte for byte", arguments: [
-    "234p-index.m3u8", "360p-index.m3u8", "234p-iframes.m3u8", "360p-iframes.m3u8",
+    "234p-index.m3u8", "360p-index.m3u8", "144p-index.m3u8", "234p-iframes.m3u8", "360p-iframes.m3u8", "144p-iframes.m3u8",
   ])
   func bundleRoundTrip(_ name: String) throws {
     // The golden files mask measured byte ranges (`<n>`): any number reads
@@ -169,9 +206,11 @@ struct PlaylistTests {
   func bundleMaster() throws {
     let text = try String(contentsOf: GoldenFile.folder.appendingPathComponent("bundle/master.m3u8"), encoding: .utf8)
     let read = MasterPlaylist(text: text)
-    #expect(read.variants.map(\.uri) == ["234p/index.m3u8", "360p/index.m3u8"])
-    #expect(read.variants.map { $0.attributes["CODECS"] } == ["avc1.64000D,mp4a.40.2", "avc1.64001E,mp4a.40.2"])
-    #expect(read.iFrameVariants.map { $0["URI"] } == ["360p/iframes.m3u8", "234p/iframes.m3u8"])
+    // The start variant, the top, then the weak-network variant last.
+    #expect(read.variants.map(\.uri) == ["234p/index.m3u8", "360p/index.m3u8", "144p/index.m3u8"])
+    #expect(read.variants.map { $0.attributes["CODECS"] }
+      == ["avc1.64000D,mp4a.40.2", "avc1.64001E,mp4a.40.2", "avc1.64000C,mp4a.40.2"])
+    #expect(read.iFrameVariants.map { $0["URI"] } == ["360p/iframes.m3u8", "234p/iframes.m3u8", "144p/iframes.m3u8"])
   }
 
   // MARK: - Reading what is not well formed

@@ -71,6 +71,26 @@ struct ThumbHashTests {
     }
   }
 
+  @Test("ThumbHash.render draws what the test's own decoder draws, at any size, alpha included; a cut hash draws nothing")
+  func renderMatchesTheOracle() throws {
+    for kind in ["gradient", "disc", "stripes", "tiny"] {
+      let hash = ThumbHash.encode(picture(kind))
+      for (w, h) in [(32, 24), (18, 32), (7, 3), (1, 1)] {
+        let ours = try #require(ThumbHash.render(hash, width: w, height: h), "\(kind) at \(w)x\(h)")
+        let oracle = renderThumbHash(hash, width: w, height: h)
+        #expect(ours.width == w && ours.height == h && ours.pixels.count == oracle.count)
+        let worst = zip(ours.pixels, oracle).map { abs(Double($0) - $1) }.max() ?? .infinity
+        // The oracle keeps fractions; ours rounds to bytes.
+        #expect(worst <= 0.5 + 1e-9, "\(kind) at \(w)x\(h): differs by \(worst)")
+      }
+      // Hostile hashes (the preview reads banners.json from any bundle):
+      // shorter than the terms the headers announce, or a size out of range.
+      #expect(ThumbHash.render(Array(hash.dropLast()), width: 8, height: 8) == nil, "\(kind)")
+      #expect(ThumbHash.render(hash, width: 0, height: 8) == nil && ThumbHash.render(hash, width: 101, height: 8) == nil)
+    }
+    #expect(ThumbHash.render([0xff, 0xff, 0xff, 0xff, 0xff], width: 4, height: 4) == nil)
+  }
+
   @Test("the headers give the average colour and the L terms of the picture's size")
   func headers() throws {
     let image = picture("gradient")

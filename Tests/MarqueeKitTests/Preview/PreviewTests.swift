@@ -80,13 +80,34 @@ struct PreviewTests {
       #expect(html.contains("data-banner-id=\"\(id)\""), "no section for \(id)")
     }
 
-    // Each slot is painted with its placeholder colour from banners.json
-    // (light and dark) before its picture loads.
+    // Each slot is painted with its ThumbHash from banners.json (light and
+    // dark) before its picture loads: the page's PNGs, decoded by the
+    // ffmpeg CLI, are the hashes as the test's own decoder draws them, at
+    // the banner's aspect ratio, and their average is near `color`.
     let items = try #require((try JSONSerialization.jsonObject(with: Data(manifest.utf8)) as? [String: Any])?["banners"] as? [[String: Any]])
-    for item in items {
-      for key in ["color", "dark_color"] {
-        let colour = try #require(item[key] as? String, "\(item["id"] ?? "?") has no \(key)")
-        #expect(html.contains("style=\"background: \(colour); aspect-ratio: "), "the page does not paint \(key) \(colour)")
+    let painted = Self.placeholderPNGs(in: html)
+    #expect(painted.count == items.count * 2, "\(painted.count) placeholders painted for \(items.count) banners")
+    for (n, item) in items.enumerated() where painted.count == items.count * 2 {
+      for (k, keys) in [("thumbhash", "color"), ("dark_thumbhash", "dark_color")].enumerated() {
+        let hash = try #require((item[keys.0] as? String).flatMap { Data(base64Encoded: $0) }, "\(item["id"] ?? "?") has no \(keys.0)")
+        let png = folder.appendingPathComponent("placeholder-\(n)-\(k).png")
+        try painted[n * 2 + k].write(to: png)
+        defer { try? FileManager.default.removeItem(at: png) }
+        let shown = try FFmpegOracle.decode(png)
+        let oracle = renderThumbHash([UInt8](hash), width: shown.width, height: shown.height)
+        let worst = zip(shown.pixels, oracle).map { abs(Double($0) - $1) }.max() ?? .infinity
+        #expect(worst <= 1, "\(item["id"] ?? "?") \(keys.0): the painted PNG differs from the hash by \(worst)")
+        let (w, h) = (try #require(item["width"] as? Int), try #require(item["height"] as? Int))
+        #expect(max(shown.width, shown.height) == 32
+                && abs(Double(shown.width) / Double(shown.height) / (Double(w) / Double(h)) - 1) < 0.1,
+                "\(keys.0) drawn at \(shown.width)x\(shown.height) for a \(w)x\(h) banner")
+        let hex = try #require(item[keys.1] as? String)
+        let colour = try #require(RGBColor(hex: hex))
+        var sum = [0.0, 0.0, 0.0]
+        for i in stride(from: 0, to: shown.pixels.count, by: 4) { for c in 0..<3 { sum[c] += Double(shown.pixels[i + c]) } }
+        let mean = sum.map { $0 / Double(shown.width * shown.height) }
+        let off = zip(mean, [colour.r, colour.g, colour.b].map(Double.init)).map { abs($0 - $1) }.max() ?? 0
+        #expect(off <= 16, "\(keys.0) paints an average \(mean), \(keys.1) is \(colour.hex)")
       }
     }
 
@@ -189,6 +210,21 @@ struct PreviewTests {
     #expect(html.contains("Missing from the bundle"))
     let probe = try FFprobe.report(result.contactSheet)
     #expect(probe.video?.width == result.contactSheetWidth)
+  }
+
+  /// The PNGs of the `url(data:image/png;base64,…)` backgrounds, in
+  /// document order.
+  static func placeholderPNGs(in html: String) -> [Data] {
+    var out: [Data] = []
+    var rest = Substring(html)
+    let marker = "url(data:image/png;base64,"
+    while let start = rest.range(of: marker) {
+      let after = rest[start.upperBound...]
+      guard let end = after.firstIndex(of: ")") else { break }
+      if let data = Data(base64Encoded: String(after[..<end])) { out.append(data) }
+      rest = after[end...]
+    }
+    return out
   }
 
   /// Values of the given attributes, in document order.

@@ -65,7 +65,8 @@ struct RateControlTests {
 
   /// The rung's cap for a 16:9 picture of its own height at 30 fps: its
   /// bit rate unscaled (`RenditionRequest.defaultLadder`, Apple's §1.25 rates).
-  static let caps: [Int: Double] = [720: 3_000_000, 540: 2_000_000, 360: 730_000]
+  /// The weak-network rung's is fixed (`WeakNetworkRung.videoBitRate`).
+  static let caps: [Int: Double] = [720: 3_000_000, 540: 2_000_000, 360: 730_000, 144: 80_000]
 
   @Test("hard content is held to each rung's cap: average at most the cap, any second at most cap + buffer; the start variant about 2 Mbit/s, not the top, within 400 kB to the first picture")
   func hardContentIsCapped() throws {
@@ -75,7 +76,7 @@ struct RateControlTests {
     try Self.writeNoise(src)
     _ = try Self.build(src, in: dir)
     let (_, variants) = try HLSCheck.variants(master: Self.master(dir))
-    #expect(variants.count == 3)
+    #expect(variants.count == 4)
     for variant in variants {
       let whole = try Self.wholeVariant(variant, into: dir)
       let packets = try Oracle.videoPacketSizes(whole)
@@ -138,7 +139,7 @@ struct RateControlTests {
     let standard = dir.appendingPathComponent("easy-out")
     _ = try Self.build(easy, in: standard)
     let a = try topVideoBits(standard, top: "1280x720")
-    #expect(a.variants == 3)
+    #expect(a.variants == 4)
     #expect(a.bits / 3 < 0.25 * 3_000_000, "easy 720p took \(Int(a.bits / 3)) bit/s")
     #expect(a.startup <= 400_000, "\(a.startup) bytes before the first picture")
 
@@ -157,7 +158,7 @@ struct RateControlTests {
     #expect(bits[1] < bits[0] * 0.77, "video_crf 28 gave \(Int(bits[1])) bits, 23 gave \(Int(bits[0]))")
   }
 
-  @Test("a source smaller than the lowest rung gets a second, lower rendition, each at a CRF lowered for its size; the larger is not listed first")
+  @Test("a source smaller than the lowest rung gets a second, lower rendition, each at a CRF lowered for its size, the lower one for weak networks and listed last")
   func smallSourceGetsALadder() throws {
     let dir = try Self.tempDir()
     defer { try? FileManager.default.removeItem(at: dir) }
@@ -188,7 +189,10 @@ struct RateControlTests {
     let lower = try #require(sizes.first { $0 != [256, 144] })
     #expect(lower[1] < 144 && lower[1] >= 80, "lower rung \(lower)")
     #expect(abs(Double(lower[0]) / Double(lower[1]) / (256.0 / 144.0) - 1) < 0.012)
-    #expect(sizes[0] != [256, 144], "the top rendition is listed first")
+    // The lower one is the weak-network variant (`WeakNetworkRung`): listed
+    // last, so the small top is the one a player starts with.
+    #expect(sizes.last == lower, "the weak-network rendition is listed last: \(sizes)")
+    #expect(variants.last.flatMap { Int($0.attributes["BANDWIDTH"] ?? "") }.map { $0 <= WeakNetworkRung.peakLimit } == true)
     // banners.json keeps the top rendition's size; the MP4 is the rendition nearest 720p.
     #expect(built.entry.width == 256 && built.entry.height == 144)
     #expect(try FFprobe.report(dir.appendingPathComponent("videos/item/video.mp4")).video?.height == 144)

@@ -84,9 +84,9 @@ struct SourceShapeTests {
   }
 
   @Test("640x480, 720x528 and 1280x536 sources are their own size on top, which meets the SSIM target", arguments: [
-    (640, 480, [[640, 480], [480, 360]]),
-    (720, 528, [[720, 528], [490, 360]]),
-    (1280, 536, [[1280, 536], [860, 360]]),
+    (640, 480, [[640, 480], [480, 360], [192, 144]]),
+    (720, 528, [[720, 528], [490, 360], [196, 144]]),
+    (1280, 536, [[1280, 536], [860, 360], [344, 144]]),
   ])
   func ownSizeOnTop(width: Int, height: Int, ladder: [[Int]]) throws {
     let dir = try TranscoderTests.tempDir()

@@ -68,20 +68,20 @@ struct TranscoderPlanningTests {
   func ladderSizes() {
     let ladder = RenditionRequest.defaultLadder
     let landscape = RenditionPlanner.plan(stream: Self.stream(1920, 1080), requests: ladder, maxHeight: 720)
-    #expect(landscape.renditions.map { [$0.width, $0.height] } == [[1280, 720], [960, 540], [640, 360]])
+    #expect(landscape.renditions.map { [$0.width, $0.height] } == [[1280, 720], [960, 540], [640, 360], [256, 144]])
     #expect(landscape.mp4Rendition == 0)
 
     let phone = RenditionPlanner.plan(stream: Self.stream(3840, 2160, transform: .rotate90), requests: ladder, maxHeight: 720)
     #expect(phone.displayWidth == 2160 && phone.displayHeight == 3840)
-    #expect(phone.renditions.map { [$0.width, $0.height] } == [[720, 1280], [540, 960], [360, 640]])
+    #expect(phone.renditions.map { [$0.width, $0.height] } == [[720, 1280], [540, 960], [360, 640], [144, 256]])
 
     // One rung left: a second one below it, about two thirds of its short
     // side, at the even size nearest its aspect ratio.
     let anamorphic = RenditionPlanner.plan(stream: Self.stream(640, 360, sar: Rational(2, 1)), requests: ladder, maxHeight: 720)
-    #expect(anamorphic.renditions.map { [$0.width, $0.height] } == [[1280, 360], [832, 234]])
+    #expect(anamorphic.renditions.map { [$0.width, $0.height] } == [[1280, 360], [832, 234], [512, 144]])
 
     let small = RenditionPlanner.plan(stream: Self.stream(320, 240), requests: ladder, maxHeight: 720)
-    #expect(small.renditions.map { [$0.width, $0.height] } == [[320, 240], [216, 162]])
+    #expect(small.renditions.map { [$0.width, $0.height] } == [[320, 240], [216, 162], [192, 144]])
 
     let odd = RenditionPlanner.plan(stream: Self.stream(3026, 1386), requests: ladder, maxHeight: 720)
     for r in odd.renditions {
@@ -91,12 +91,15 @@ struct TranscoderPlanningTests {
     }
     // 1080p allowed by the job: the rendition nearest 720p goes to MP4.
     let tall = RenditionPlanner.plan(stream: Self.stream(1920, 1080), requests: ladder, maxHeight: 1080)
-    #expect(tall.renditions.count == 4 && tall.mp4Rendition == 1)
+    #expect(tall.renditions.count == 5 && tall.mp4Rendition == 1)
     // Capped CRF: the rung's rate is the VBV peak, over a one-second buffer
     // that starts half full.
-    #expect(tall.renditions.allSatisfy { $0.maxRate == $0.bitRate && $0.bufferSize == $0.bitRate })
-    #expect(tall.renditions.allSatisfy { $0.initialBufferOccupancy == $0.bitRate / 2 })
-    #expect(tall.renditions.map(\.bitRate) == [6_000_000, 3_000_000, 2_000_000, 730_000])
+    #expect(tall.renditions.allSatisfy { $0.maxRate == $0.bitRate })
+    #expect(tall.renditions.dropLast().allSatisfy { $0.bufferSize == $0.bitRate && $0.initialBufferOccupancy == $0.bitRate / 2 })
+    // The weak-network rung's buffer is half a second, so a buffer filled
+    // by easy pictures cannot double a second's bits.
+    #expect(tall.renditions.last.map { [$0.bufferSize, $0.initialBufferOccupancy] } == [40_000, 20_000])
+    #expect(tall.renditions.map(\.bitRate) == [6_000_000, 3_000_000, 2_000_000, 730_000, 80_000])
   }
 
   @Test("a source between rungs is its own top rendition (even, never upscaled, within max_height), the rungs below follow, one within 15 % of its pixels is dropped")
@@ -107,18 +110,18 @@ struct TranscoderPlanningTests {
         .renditions.map { [$0.width, $0.height] }
     }
     // The issue's three: a phone clip, a trailer AVI, a 2.39:1 film.
-    #expect(sizes(640, 480) == [[640, 480], [480, 360]])
-    #expect(sizes(720, 528) == [[720, 528], [490, 360]])
-    #expect(sizes(1280, 536) == [[1280, 536], [860, 360]])
+    #expect(sizes(640, 480) == [[640, 480], [480, 360], [192, 144]])
+    #expect(sizes(720, 528) == [[720, 528], [490, 360], [196, 144]])
+    #expect(sizes(1280, 536) == [[1280, 536], [860, 360], [344, 144]])
     // Portrait, turned by the display matrix: the short side is the width.
-    #expect(sizes(640, 480, transform: .rotate90) == [[480, 640], [360, 480]])
+    #expect(sizes(640, 480, transform: .rotate90) == [[480, 640], [360, 480], [144, 192]])
     // 540p has 92 % of a 1000x562 top's pixels: dropped.
-    #expect(sizes(1000, 562) == [[1000, 562], [640, 360]])
+    #expect(sizes(1000, 562) == [[1000, 562], [640, 360], [256, 144]])
     // max_height caps the short side, even when it is no rung; a source on a rung is unchanged.
-    #expect(sizes(1920, 1080, maxHeight: 600) == [[1066, 600], [960, 540], [640, 360]])
-    #expect(sizes(1920, 1080) == [[1280, 720], [960, 540], [640, 360]])
+    #expect(sizes(1920, 1080, maxHeight: 600) == [[1066, 600], [960, 540], [640, 360], [256, 144]])
+    #expect(sizes(1920, 1080) == [[1280, 720], [960, 540], [640, 360], [256, 144]])
     // An odd short side is rounded down, never up.
-    #expect(sizes(853, 481) == [[852, 480], [638, 360]])
+    #expect(sizes(853, 481) == [[852, 480], [638, 360], [256, 144]])
     // The top's cap scales from the rung above by pixels^0.75 (540p's 2 Mbit/s for 640x480), the rung below keeps its own.
     let plan = RenditionPlanner.plan(stream: Self.stream(640, 480), requests: ladder, maxHeight: 720)
     let expectedTop = Int((2_000_000 * pow(Double(640 * 480) / (540.0 * 540 * 16 / 9), 0.75)).rounded())
@@ -169,9 +172,9 @@ struct TranscoderPlanningTests {
     s.baseFrameRate = Rational(25, 1)
     let small = RenditionPlanner.plan(stream: s, requests: ladder, maxHeight: 720)
     // 414x176: the even size within 8 pixels of 2/3 · 272 whose aspect is nearest 640:272 (414·272 − 176·640 = −32).
-    #expect(small.renditions.map { [$0.width, $0.height] } == [[640, 272], [414, 176]])
+    #expect(small.renditions.map { [$0.width, $0.height] } == [[640, 272], [414, 176], [338, 144]])
     #expect(small.renditions.map(\.bitRate) == [expected(730, 640, 272, rung: 360, fps: 25, exponent: 0.5),
-                                                 expected(730, 414, 176, rung: 360, fps: 25)])
+                                                 expected(730, 414, 176, rung: 360, fps: 25), 80_000])
     // QCIF shown at 194x144, 29.97 fps: 254 kbit/s, not pixels^0.75's 150.
     var qcif = Self.stream(194, 144)
     qcif.frameRate = Rational(30000, 1001)
@@ -189,8 +192,52 @@ struct TranscoderPlanningTests {
     fast.baseFrameRate = Rational(60, 1)
     let sixty = RenditionPlanner.plan(stream: fast, requests: ladder, maxHeight: 720)
     #expect(sixty.renditions.map(\.bitRate) == [expected(3000, 1280, 720, rung: 720, fps: 60), expected(2000, 960, 540, rung: 540, fps: 60),
-                                                 expected(730, 640, 360, rung: 360, fps: 60)])
+                                                 expected(730, 640, 360, rung: 360, fps: 60), 80_000])
     #expect(abs(Double(sixty.renditions[0].bitRate) / 3_000_000 - 1.5) < 0.001)
+  }
+
+  @Test("every ladder ends with one rung for weak networks: 144p at 80 kbit/s, or the lowest rung of a small source, never the MP4")
+  func weakNetworkRung() {
+    func stream(_ w: Int, _ h: Int, fps: Int = 30, transform: DisplayTransform = .identity) -> StreamInfo {
+      var s = Self.stream(w, h, transform: transform)
+      s.frameRate = Rational(Int32(fps), 1)
+      s.baseFrameRate = s.frameRate
+      return s
+    }
+    let cases: [(StreamInfo, Int, [RenditionRequest], Int?)] = [
+      (stream(1920, 1080), 720, RenditionRequest.defaultLadder, nil),
+      (stream(1920, 1080, fps: 60), 1080, RenditionRequest.defaultLadder, nil),
+      (stream(3840, 2160, transform: .rotate90), 720, RenditionRequest.defaultLadder, nil),
+      (stream(1920, 1080), 720, [RenditionRequest(height: 1080, bitrateKbps: 6000)], nil),
+      (stream(1920, 1080), 720, RenditionRequest.defaultLadder, 144),
+      (stream(640, 272), 720, RenditionRequest.defaultLadder, nil),
+      (stream(320, 180, fps: 10), 720, RenditionRequest.defaultLadder, nil),
+      (stream(194, 144), 720, RenditionRequest.defaultLadder, nil),
+      (stream(32, 18), 720, RenditionRequest.defaultLadder, nil),
+      (stream(16, 16), 720, RenditionRequest.defaultLadder, nil),
+      (stream(1920, 1080), 200, RenditionRequest.defaultLadder, nil),
+    ]
+    for (source, maxHeight, ladder, mp4Height) in cases {
+      let plan = RenditionPlanner.plan(stream: source, requests: ladder, maxHeight: maxHeight, mp4Height: mp4Height)
+      let label = "\(source.width)x\(source.height) max \(maxHeight): \(plan.renditions.map { "\($0.width)x\($0.height)" })"
+      #expect(plan.renditions.count >= 2, "\(label)")
+      #expect(plan.renditions.filter(\.isWeakNetwork).count == 1 && plan.renditions.last?.isWeakNetwork == true, "\(label)")
+      let weak = plan.renditions[plan.renditions.count - 1]
+      #expect(min(weak.width, weak.height) <= WeakNetworkRung.shortSide, "\(label)")
+      #expect(weak.bitRate <= WeakNetworkRung.videoBitRate && weak.maxRate == weak.bitRate, "\(label)")
+      #expect(!plan.renditions[plan.mp4Rendition].isWeakNetwork, "\(label)")
+      #expect(RenditionPlanner.sameAspect((weak.width, weak.height), (plan.renditions[0].width, plan.renditions[0].height)), "\(label)")
+      // Every name is a folder of its own.
+      #expect(Set(plan.renditions.map(\.name)).count == plan.renditions.count, "\(label)")
+    }
+    // 16:9 at any frame rate: 256x144 at the fixed cap, not scaled by 60 fps.
+    let sixty = RenditionPlanner.plan(stream: stream(1920, 1080, fps: 60), requests: RenditionRequest.defaultLadder, maxHeight: 720)
+    #expect(sixty.renditions.last.map { [$0.width, $0.height, $0.bitRate] } == [256, 144, 80_000])
+    // QCIF: its 98p rung below the top is the weak one, its cap lowered to 80 kbit/s when higher.
+    let qcif = RenditionPlanner.plan(stream: stream(194, 144), requests: RenditionRequest.defaultLadder, maxHeight: 720)
+    #expect(qcif.renditions.map { [$0.width, $0.height] } == [[194, 144], [132, 98]])
+    #expect(qcif.renditions[1].bitRate == min(80_000, RenditionPlanner.bitRate(width: 132, height: 98, fps: 30,
+                                                                                reference: RenditionRequest(height: 360, bitrateKbps: 730))))
   }
 
   @Test("renditions under 640x360 get a lower CRF, one point per halving of the pixels, at most 4; 640x360 and up keep video_crf")
@@ -222,7 +269,8 @@ struct TranscoderPlanningTests {
     #expect(RenditionPlan(width: 80, height: 46, bitRate: 1, name: "46p").crf(jobCRF: 2) == JobSettings.videoCRFRange.lowerBound)
     // The 720p ladder is untouched.
     let hd = RenditionPlanner.plan(stream: Self.stream(1280, 720), requests: RenditionRequest.defaultLadder, maxHeight: 720)
-    #expect(hd.renditions.allSatisfy { $0.crf(jobCRF: 23) == 23 })
+    #expect(hd.renditions.filter { !$0.isWeakNetwork }.allSatisfy { $0.crf(jobCRF: 23) == 23 })
+    #expect(hd.renditions.last.map { abs($0.crf(jobCRF: 23) - expected(256, 144)) < 1e-9 } == true)
   }
 
   @Test("encoder effort: medium with trellis=2, no tune, and the CRF rule in the fingerprint line")

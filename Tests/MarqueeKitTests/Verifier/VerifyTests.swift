@@ -272,6 +272,71 @@ struct VerifyTests {
     #expect(report.violations.contains { $0.file == mp4Path && $0.problem.contains("moov comes after mdat") }, "\(report.violations)")
   }
 
+  @Test("the weak-network variant: built last at no more than 192 kbit/s measured; verify finds it removed, and a BANDWIDTH its segments do not measure")
+  func weakNetworkVariant() async throws {
+    let fixture = try BatchFixture("verify-weak")
+    defer { fixture.remove() }
+    let bundle = try await Self.builtBundle(fixture)
+    let folder = (try Self.path(bundle, item: 0, key: "url") as NSString).deletingLastPathComponent
+    let masterURL = bundle.appendingPathComponent("\(folder)/master.m3u8")
+    let original = try String(contentsOf: masterURL, encoding: .utf8)
+    // The oracle: the playlist's own #EXTINF durations and the sizes of
+    // the files it names, measured here by hand.
+    let master = MasterPlaylist(text: original)
+    let last = try #require(master.variants.last)
+    #expect(last.resolution.map { min($0.width, $0.height) } == WeakNetworkRung.shortSide, "\(original)")
+    let declared = try #require(last.attributes.integer("BANDWIDTH"))
+    let mediaURL = masterURL.deletingLastPathComponent().appendingPathComponent(last.uri)
+    let media = MediaPlaylist(text: try String(contentsOf: mediaURL, encoding: .utf8))
+    let dir = mediaURL.deletingLastPathComponent()
+    func bytes(_ name: String) throws -> Double {
+      Double(try #require(try FileManager.default.attributesOfItem(atPath: dir.appendingPathComponent(name).path)[.size] as? Int))
+    }
+    let share = try bytes(try #require(media.mapURI)) / Double(media.segments.count)
+    let target = Double(try #require(media.targetDuration))
+    /// The highest rate of a run of segments lasting `shortest` to `longest` seconds.
+    func peak(shortest: Double, longest: Double) throws -> Double {
+      var peak = 0.0
+      for i in media.segments.indices {
+        var bits = 0.0, seconds = 0.0
+        for j in i..<media.segments.count {
+          bits += (try bytes(media.segments[j].uri) + share) * 8
+          seconds += media.segments[j].duration
+          if seconds > longest + 0.0005 { break }
+          if seconds >= shortest - 0.0005 { peak = max(peak, bits / seconds) }
+        }
+      }
+      return peak
+    }
+    // BANDWIDTH: RFC 8216's runs of 0.5 to 1.5 target durations.
+    let rfc = try peak(shortest: 0.5 * target, longest: 1.5 * target)
+    #expect(abs(Double(declared) - rfc) <= 0.01 * rfc, "declared \(declared), measured \(rfc)")
+    // The budget: no run shorter than a second.
+    let budget = try peak(shortest: max(1, 0.5 * target), longest: max(2, 1.5 * target))
+    #expect(budget > 0 && budget <= 192_000, "the weak variant peaks at \(budget) bit/s")
+    // Its sound is AAC at the lower rate, as ffprobe reads the segments.
+    let probe = try FFprobe.report(mediaURL)
+    #expect(probe.audio?.codecName == "aac" && probe.audio?.profile == "LC", "\(probe.streams)")
+    #expect(probe.video.map { [$0.width, $0.height] } == last.resolution.map { [$0.width, $0.height] })
+
+    // Without the weak variant: its two lines taken out.
+    var lines = original.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    let at = try #require(lines.firstIndex(of: last.uri))
+    lines.removeSubrange(at - 1...at)
+    try Data(lines.joined(separator: "\n").utf8).write(to: masterURL)
+    var report = BundleVerifier().verify(bundle: bundle)
+    #expect(report.violations.contains { $0.problem.contains("no variant for weak networks") }, "\(report.violations)")
+
+    // A BANDWIDTH under what the segments measure.
+    let lowered = original.replacingOccurrences(of: "BANDWIDTH=\(declared),", with: "BANDWIDTH=\(declared / 2),")
+    try Data(lowered.utf8).write(to: masterURL)
+    report = BundleVerifier().verify(bundle: bundle)
+    #expect(report.violations.contains { $0.problem.contains("declares BANDWIDTH=\(declared / 2) but its segments measure") },
+            "\(report.violations)")
+    try Data(original.utf8).write(to: masterURL)
+    #expect(BundleVerifier().verify(bundle: bundle).violations.isEmpty)
+  }
+
   @Test("a missing bundle folder is a usage error; a folder without banners.json fails")
   func missingBundle() throws {
     let fixture = try BatchFixture("verify-missing")

@@ -1,7 +1,9 @@
 import Foundation
 
 /// The encoders and muxers of one transcode: a libx264 encoder and an HLS
-/// fMP4 muxer per rendition, one AAC-LC encoder shared by every muxer, and
+/// fMP4 muxer per rendition, one AAC-LC encoder shared by every muxer but
+/// the weak-network rung's, which has its own at
+/// `WeakNetworkRung.audioBitRate` (`audioEncoders`), and
 /// the fast-start MP4 muxer fed by one rendition's encoder
 /// (`VideoPlan.mp4Rendition`). Every muxer starts at 0
 /// (`OutputContainer.startAtZeroOptions`).
@@ -15,7 +17,13 @@ final class TranscodeOutputs {
   static let mp4Name = "video.mp4"
 
   let videoEncoders: [Encoder]
-  let audioEncoder: Encoder?
+  /// The AAC-LC encoders, each fed every sound frame (`AudioPath`): the
+  /// 128 kbit/s one first, then the weak-network rung's when the plan has
+  /// that rung; empty without sound.
+  let audioEncoders: [Encoder]
+  /// Per rendition, the index into `audioEncoders` of the sound its muxers
+  /// carry (nil without sound).
+  let audioSources: [Int?]
   let hls: [OutputContainer]
   /// The MP4 muxer; nil when this transcode makes no MP4 (a correction of
   /// the top rendition when the MP4 is another's).
@@ -53,7 +61,23 @@ final class TranscodeOutputs {
                                               crf: crf, initialBufferOccupancy: r.initialBufferOccupancy,
                                               bFrames: EncoderEffort.bFrames, x264Options: EncoderEffort.x264Options))
     }
-    audioEncoder = try audioChannels.map { try Encoder(audio: AudioEncoderSettings(channels: $0)) }
+    var audioEncoders: [Encoder] = []
+    var audioSources = [Int?](repeating: nil, count: plan.renditions.count)
+    if let channels = audioChannels {
+      audioEncoders.append(try Encoder(audio: AudioEncoderSettings(channels: channels)))
+      for (i, r) in plan.renditions.enumerated() {
+        if r.isWeakNetwork {
+          audioEncoders.append(try Encoder(audio: AudioEncoderSettings(channels: channels,
+                                                                       bitRate: WeakNetworkRung.audioBitRate)))
+          audioSources[i] = audioEncoders.count - 1
+        } else {
+          audioSources[i] = 0
+        }
+      }
+    }
+    self.audioEncoders = audioEncoders
+    self.audioSources = audioSources
+    let audioEncoder = audioEncoders.first
     var hls: [OutputContainer] = []
     var recorders: [SegmentRecorder] = []
     var descriptions: [RenditionDescription] = []
@@ -63,9 +87,10 @@ final class TranscodeOutputs {
         let dir = request.outputDirectory.appendingPathComponent(r.name)
         let recorder = SegmentRecorder(playlistPath: dir.appendingPathComponent(Self.playlistName).path,
                                        initName: Self.initName)
-        hls.append(try Self.hlsMuxer(in: dir, video: videoEncoders[i], audio: audioEncoder, recorder: recorder))
+        let audio = audioSources[i].map { audioEncoders[$0] }
+        hls.append(try Self.hlsMuxer(in: dir, video: videoEncoders[i], audio: audio, recorder: recorder))
         recorders.append(recorder)
-        descriptions.append(try Self.describe(r, encoder: videoEncoders[i], hasAudio: audioEncoder != nil))
+        descriptions.append(try Self.describe(r, encoder: videoEncoders[i], hasAudio: audio != nil))
       }
       if writesMP4 {
         let m = try OutputContainer(path: request.outputDirectory.appendingPathComponent(Self.mp4Name).path, format: "mp4")

@@ -1,6 +1,9 @@
 /// The audio of one transcode: decoded frames → `aresample`/`aformat`
 /// (`audioFilterDescription`) → held until the pictures have passed →
-/// cut where the pictures end → AAC-LC once → every rendition's muxers.
+/// cut where the pictures end → AAC-LC once per bit rate → the muxers of
+/// the renditions that carry it (`TranscodeOutputs.audioSources`: the
+/// weak-network rung has its own lower-rate encoder). Every encoder is fed
+/// the same frames, so the sound of every variant starts and ends alike.
 ///
 /// **Where the audio ends.** It is cut where the pictures end, less the
 /// encoder delay (the priming, `Encoder.encoderDelay`) and the sample by
@@ -15,7 +18,11 @@
 /// it is cut, so the bytes stay repeatable.
 final class AudioPath {
   private let decoder: Decoder
-  private let encoder: Encoder
+  /// The AAC-LC encoders (`TranscodeOutputs.audioEncoders`), one frame
+  /// size and one priming: they differ only in bit rate.
+  private let encoders: [Encoder]
+  /// The first encoder: its frame size, priming and time base are all of theirs.
+  private var encoder: Encoder { encoders[0] }
   private let channels: Int
   private let fanOut: RenditionFanOut
   private var graph: FilterGraph?
@@ -25,9 +32,13 @@ final class AudioPath {
   /// End of the pictures so far, in samples of the encoder's time base.
   private var videoEndSamples: Int64 = 0
 
-  init(decoder: Decoder, encoder: Encoder, channels: Int, fanOut: RenditionFanOut) throws {
+  /// - Parameter encoders: at least one; all of one frame size and priming.
+  init(decoder: Decoder, encoders: [Encoder], channels: Int, fanOut: RenditionFanOut) throws {
+    precondition(!encoders.isEmpty && encoders.allSatisfy {
+      $0.frameSize == encoders[0].frameSize && $0.encoderDelay == encoders[0].encoderDelay
+    })
     self.decoder = decoder
-    self.encoder = encoder
+    self.encoders = encoders
     self.channels = channels
     self.fanOut = fanOut
     filtered = try Frame()
@@ -107,16 +118,19 @@ final class AudioPath {
     }
   }
 
-  /// Sends `frame` (nil: the end) to the encoder, handing on its packets
-  /// whenever it is full, until it takes it; then hands on what it made.
+  /// Sends `frame` (nil: the end) to every encoder (each takes its own
+  /// reference), handing on its packets whenever it is full, until it takes
+  /// it; then hands on what it made.
   private func encode(_ frame: Frame?) throws {
-    while try encoder.send(frame) == .tryAgain { try drainEncoder() }
-    try drainEncoder()
+    for index in encoders.indices {
+      while try encoders[index].send(frame) == .tryAgain { try drainEncoder(index) }
+      try drainEncoder(index)
+    }
   }
 
-  private func drainEncoder() throws {
-    while try encoder.receive(encoded) == .produced {
-      try fanOut.push(audio: encoded)
+  private func drainEncoder(_ index: Int) throws {
+    while try encoders[index].receive(encoded) == .produced {
+      try fanOut.push(audio: encoded, source: index)
     }
   }
 }

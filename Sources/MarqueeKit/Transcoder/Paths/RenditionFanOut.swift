@@ -21,6 +21,9 @@ public protocol PictureSink: AnyObject, Sendable {
 /// to finish and joined, so none uses an encoder or muxer after it is freed.
 final class RenditionFanOut {
   private let workers: [RenditionWorker]
+  /// Per worker, which AAC encoder's packets its muxers take
+  /// (`TranscodeOutputs.audioSources`).
+  private let audioSources: [Int?]
   private var joined = false
 
   /// - Parameters:
@@ -40,6 +43,7 @@ final class RenditionFanOut {
     let top = plan.renditions[0]
     let meter = measuresTop
       ? try PictureQualityMeter(encoder: outputs.videoEncoders[0], width: top.width, height: top.height) : nil
+    audioSources = outputs.audioSources
     workers = plan.renditions.indices.map { i in
       RenditionWorker(encoder: outputs.videoEncoders[i], hls: outputs.hls[i],
                       mp4: i == plan.mp4Rendition ? outputs.mp4 : nil,
@@ -77,9 +81,10 @@ final class RenditionFanOut {
     for w in workers { try w.push(.source(try picture.clone())) }
   }
 
-  /// An encoded AAC packet for every rendition's muxers (a reference each).
-  func push(audio packet: Packet) throws {
-    for w in workers { try w.push(.audio(try packet.clone())) }
+  /// An encoded AAC packet of the encoder `source` for the muxers of every
+  /// rendition that carries it (a reference each).
+  func push(audio packet: Packet, source: Int) throws {
+    for (w, s) in zip(workers, audioSources) where s == source { try w.push(.audio(try packet.clone())) }
   }
 
   /// Tells every worker to drain its encoder and waits for them all.
