@@ -223,7 +223,9 @@ struct BuildRun: Sendable {
       CrashPoint.verified.hit()
       if let over = budgetOverage(staging, good: good, &run) {
         FileSystem.remove(staging)
-        notPublished("\(over); \(run.unchanged)", &run.report)
+        // The error event just logged and the run's last line say by how
+        // much (`report.overBudget`); this one only says what it means.
+        notPublished((run.report.overBudget != nil ? "over the size budget" : over) + "; \(run.unchanged)", &run.report)
         return finish(&run, published: false)
       }
       try publishStaged(staging, good: good, failed: failed, &run.report)

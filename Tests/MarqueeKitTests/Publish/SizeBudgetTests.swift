@@ -65,6 +65,9 @@ struct SizeBudgetTests {
     #expect(bundleOver.stderr.contains("5.0 kB over max_bundle_mb \(JobDocumentValidator.format(Self.megabytes(total - 5000)))"),
             "\(bundleOver.stderr)")
     #expect(bundleOver.stderr.contains("largest items: photo"), "\(bundleOver.stderr)")
+    // Said by the error line and by the run's last line, not a third time.
+    let said = (bundleOver.stderr + bundleOver.stdoutText).components(separatedBy: "largest items: photo").count - 1
+    #expect(said == 2, "the overage is printed \(said) times: \(bundleOver.stderr)\(bundleOver.stdoutText)")
     #expect((bundleOver.stderr + bundleOver.stdoutText).contains("2 reused"), "a budget rebuilt items: \(bundleOver.stdoutText)")
     #expect(ByteComparison.difference(try Data(contentsOf: bundle.appendingPathComponent("banners.json")), manifest) == nil)
     #expect(Self.bytes(under: bundle.appendingPathComponent("images")) + Self.bytes(under: bundle.appendingPathComponent("banners.json")) == total)
