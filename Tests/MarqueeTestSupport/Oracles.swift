@@ -139,6 +139,14 @@ extension Oracle {
     }
   }
 
+  /// The bytes of every packet of the first audio stream, per ffprobe.
+  public static func audioPacketBytes(_ url: URL) throws -> Int {
+    let r = try Run.process("ffprobe", ["-v", "error", "-select_streams", "a:0", "-show_entries", "packet=size",
+                                        "-of", "csv=p=0", url.path])
+    guard r.status == 0 else { throw FFprobe.Failure.failed(r.stderr) }
+    return r.stdoutText.split(separator: "\n").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }.reduce(0, +)
+  }
+
   /// SHA-256 of every regular file under `folder` (hex, by path relative to
   /// it), from coreutils' `sha256sum`.
   public static func digests(under folder: URL) throws -> [String: String] {
