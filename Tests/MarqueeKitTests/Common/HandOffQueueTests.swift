@@ -8,7 +8,13 @@ import Testing
 /// consumer when empty, each running its wait hook only then; closing
 /// drops what the consumer no longer wants and refuses what follows,
 /// except a forced last value.
-@Suite("HandOffQueue: a bounded hand-off between two threads", .timeLimit(.minutes(1)))
+///
+/// The limit is a guard against a deadlock, not a timing: Swift Testing
+/// counts the minutes a test waits for a thread of its pool too, and on 2
+/// cores long synchronous tests (corpus builds) can hold both for many
+/// minutes (a 1-minute limit failed every test here after 1000 s of
+/// waiting, in a fresh-clone CI run on a machine at load 10–20).
+@Suite("HandOffQueue: a bounded hand-off between two threads", .timeLimit(.minutes(20)))
 struct HandOffQueueTests {
   /// A value that counts its instances, to see that dropped values are freed.
   final class Tracked {
