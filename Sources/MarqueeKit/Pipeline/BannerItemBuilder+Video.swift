@@ -133,6 +133,12 @@ public struct VideoBannerBuilder: Sendable {
                             iFrames: .init(uri: iframeName, bandwidth: iframe.bandwidth),
                             isWeakNetwork: r.plan.isWeakNetwork))
     }
+    var weakWarning: String? = nil
+    if let weak = result.renditions.last, weak.plan.isWeakNetwork {
+      let peak = WeakNetworkRung.budgetPeak(segments: MeasuredBandwidth.segments(of: weak.segments),
+                                            targetDuration: weak.segments.targetDuration)
+      if peak > WeakNetworkRung.peakLimit { weakWarning = WeakNetworkRung.overBudget(uri: weak.playlistPath, peak: peak) }
+    }
     let start = MasterPlaylistWriter.startVariant(variants)
     let master = MasterPlaylistWriter().render(variants, defaultIndex: start)
     try Data(master.utf8).write(to: dir.appendingPathComponent("master.m3u8"), options: .atomic)
@@ -171,7 +177,8 @@ public struct VideoBannerBuilder: Sendable {
     if health.soundIsDamaged {
       summary += ", damaged sound: \(health.audioErrors) audio packet(s) at \(health.audioGapList)"
     }
-    return BuiltVideoBanner(entry: entry, warnings: result.warnings + coverOutput.warnings, summary: summary,
+    return BuiltVideoBanner(entry: entry, warnings: result.warnings + coverOutput.warnings + [weakWarning].compactMap { $0 },
+                            summary: summary,
                             result: result, coverTime: coverOutput.time, qualityTrials: trials,
                             qualityShortfall: shortfall, qualityCorrections: quality.corrections)
   }

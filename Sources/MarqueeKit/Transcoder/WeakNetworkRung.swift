@@ -40,6 +40,14 @@ public enum WeakNetworkRung {
   /// segment's length (`TranscodeRequest.startupSegmentDuration`).
   public static let shortestRun = 1.0
 
+  /// What `verify` and the build say when the last variant peaks over
+  /// `peakLimit` (`peak`, bits per second, from `budgetPeak`): a warning,
+  /// since the source is not at fault.
+  public static func overBudget(uri: String, peak: Int) -> String {
+    "the variant for weak networks, \(uri), peaks at \(peak) bit/s over runs of at least \(Int(shortestRun)) s, "
+      + "over \(peakLimit): a player on a link that slow may stall"
+  }
+
   /// Its peak as the budget measures it, bits per second: RFC 8216's peak
   /// (runs of consecutive segments lasting 0.5 to 1.5 target durations,
   /// `MeasuredBandwidth`), except that no run shorter than `shortestRun`
@@ -53,9 +61,10 @@ public enum WeakNetworkRung {
   /// - Parameters:
   ///   - segments: bits (with each segment's share of the init section)
   ///     and seconds, in playlist order.
-  ///   - targetDuration: `#EXT-X-TARGETDURATION`, seconds.
-  public static func budgetPeak(segments: [(bits: Double, seconds: Double)], targetDuration: Int) -> Int {
-    let target = Double(targetDuration)
+  ///   - targetDuration: `#EXT-X-TARGETDURATION`, seconds (nil: the
+  ///     longest segment, rounded up).
+  public static func budgetPeak(segments: [(bits: Double, seconds: Double)], targetDuration: Int?) -> Int {
+    let target = Double(targetDuration ?? Int((segments.map(\.seconds).max() ?? 0).rounded(.up)))
     // Runs up to twice the shortest, so a short last segment still counts
     // with the one before it.
     let shortest = max(0.5 * target, shortestRun), longest = max(1.5 * target, 2 * shortestRun)

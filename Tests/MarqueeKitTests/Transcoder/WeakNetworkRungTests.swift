@@ -31,6 +31,43 @@ struct WeakNetworkRungTests {
     ]),
   ]
 
+  @Test("a 1 fps slideshow with sound is built, never refused: over the budget it is a warning, said exactly when its peak is over")
+  func slowSlideshowIsBuilt() async throws {
+    let fixture = try BatchFixture("weak-slideshow")
+    defer { fixture.remove() }
+    // At 1 fps the muxer writes a segment's sound up to two pictures late,
+    // so the 1 s last segment of a 6 s clip carries about 3 s of it.
+    try Oracle.generate(["-f", "lavfi", "-i", "testsrc2=s=640x360:r=1,noise=alls=40:allf=t+u", "-f", "lavfi",
+                         "-i", "sine=f=440:d=6", "-t", "6", "-c:v", "libx264", "-crf", "18", "-pix_fmt", "yuv420p",
+                         "-c:a", "aac"], to: fixture.dir.appendingPathComponent("slides.mp4"))
+    try fixture.job([["id": "slides", "type": "video", "source": "slides.mp4"]])
+    let report = try await BundleBuilder().build(job: try fixture.readJob(), options: BuildOptions(outputRoot: fixture.out, jobs: 2))
+    #expect(report.published, "\(report.items.compactMap(\.failure))")
+    let item = try #require(report.items.first)
+    #expect(item.status == .built, "\(String(describing: item.failure))")
+    let folder = try #require(item.folder)
+    let master = report.bundle.appendingPathComponent(folder).appendingPathComponent("master.m3u8")
+    let (_, variants) = try HLSCheck.variants(master: master)
+    let weak = try #require(variants.last)
+    let initBytes = Double(try Data(contentsOf: try #require(weak.mapURL)).count)
+    let segments = try weak.segments.map {
+      ((Double(try Data(contentsOf: $0.url).count) + initBytes / Double(weak.segments.count)) * 8, $0.duration)
+    }
+    let target = Double(try #require(weak.targetDuration))
+    var peak = 0.0
+    for i in segments.indices {
+      var bits = 0.0, seconds = 0.0
+      for j in i..<segments.count {
+        bits += segments[j].0
+        seconds += segments[j].1
+        if seconds > max(2, 1.5 * target) + 0.0005 { break }
+        if seconds >= max(1, 0.5 * target) - 0.0005 { peak = max(peak, bits / seconds) }
+      }
+    }
+    let warned = item.warnings.contains { $0.contains("the variant for weak networks") }
+    #expect(warned == (peak > 192_000), "peak \(Int(peak)) bit/s; warnings \(item.warnings)")
+  }
+
   @Test("the last variant is the weak one: 144p or less, at most 192 kbit/s in any second, its BANDWIDTH what its segments measure",
         arguments: sources.map(\.0))
   func weakVariantWithinBudget(name: String) throws {

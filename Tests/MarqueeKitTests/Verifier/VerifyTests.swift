@@ -272,7 +272,7 @@ struct VerifyTests {
     #expect(report.violations.contains { $0.file == mp4Path && $0.problem.contains("moov comes after mdat") }, "\(report.violations)")
   }
 
-  @Test("the weak-network variant: built last at no more than 192 kbit/s measured; verify finds it removed, and a BANDWIDTH its segments do not measure")
+  @Test("the weak-network variant: built last at no more than 192 kbit/s measured; verify warns when it is removed, and fails a BANDWIDTH its segments do not measure")
   func weakNetworkVariant() async throws {
     let fixture = try BatchFixture("verify-weak")
     defer { fixture.remove() }
@@ -325,7 +325,9 @@ struct VerifyTests {
     lines.removeSubrange(at - 1...at)
     try Data(lines.joined(separator: "\n").utf8).write(to: masterURL)
     var report = BundleVerifier().verify(bundle: bundle)
-    #expect(report.violations.contains { $0.problem.contains("no variant for weak networks") }, "\(report.violations)")
+    // Said, as a warning: the source is not at fault.
+    #expect(report.warnings.contains { $0.contains("the variant for weak networks") && $0.contains("over 192000") },
+            "\(report.warnings)")
 
     // A BANDWIDTH under what the segments measure.
     let lowered = original.replacingOccurrences(of: "BANDWIDTH=\(declared),", with: "BANDWIDTH=\(declared / 2),")

@@ -42,9 +42,13 @@ extension MeasuredBandwidth {
   /// its share of the init section (spread evenly over the segments), so
   /// the figure covers every byte a player downloads.
   public init(rendition r: RenditionSegments) {
+    self.init(segments: Self.segments(of: r), targetDuration: r.targetDuration)
+  }
+
+  /// Each segment's bits, with its share of the init section, and seconds.
+  static func segments(of r: RenditionSegments) -> [(bits: Double, seconds: Double)] {
     let share = r.segments.isEmpty ? 0 : Double(r.initBytes) / Double(r.segments.count)
-    let segments = r.segments.filter { $0.duration > 0 }.map { (bits: (Double($0.bytes) + share) * 8, seconds: $0.duration) }
-    self.init(segments: segments, targetDuration: r.targetDuration)
+    return r.segments.filter { $0.duration > 0 }.map { (bits: (Double($0.bytes) + share) * 8, seconds: $0.duration) }
   }
 }
 
