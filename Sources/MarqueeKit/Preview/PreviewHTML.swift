@@ -116,19 +116,26 @@ struct PreviewHTML {
   /// it, as the carousel paints it from banners.json alone: the `hash`
   /// (`thumbhash` / `dark_thumbhash`) drawn by `ThumbHash.render` into a
   /// PNG data URL, or, when there is none or it does not decode, the flat
-  /// `placeholder` colour (`color` / `dark_color`).
+  /// `placeholder` colour (`color` / `dark_color`). Nothing under a
+  /// picture whose hash has alpha: it would show through once loaded.
   private func figure(_ style: String, _ path: String?, caption: String, placeholder: RGBColor? = nil,
                       hash: String? = nil, size: PreviewBanner? = nil) -> String {
     guard let path else {
       return "<figure class=\"\(style)\"><p class=\"missing\">\(escape(caption)): missing</p></figure>\n"
     }
     var paint = ""
-    if let placeholder, let w = size?.width, let h = size?.height, w > 0, h > 0 {
+    if let w = size?.width, let h = size?.height, w > 0, h > 0 {
       // The size the picture is shown at (max 420x320 px, as the CSS says).
       let scale = min(1, 420 / Double(w), 320 / Double(h))
-      let background = Self.placeholderURL(hash, width: w, height: h)
-        .map { "url(\($0)) center / 100% 100% no-repeat" } ?? placeholder.hex
-      paint = " style=\"background: \(background); aspect-ratio: \(w) / \(h); width: \(max(1, Int(Double(w) * scale)))px\""
+      // A page without script cannot take the placeholder away once the
+      // picture has loaded, and a transparent picture would show it
+      // through: under a hash with alpha nothing is painted.
+      let transparent = hash.flatMap { Data(base64Encoded: $0) }.flatMap { ThumbHash.Header([UInt8]($0)) }?.hasAlpha ?? false
+      let background = transparent ? nil
+        : Self.placeholderURL(hash, width: w, height: h).map { "url(\($0)) center / 100% 100% no-repeat" } ?? placeholder?.hex
+      if let background {
+        paint = " style=\"background: \(background); aspect-ratio: \(w) / \(h); width: \(max(1, Int(Double(w) * scale)))px\""
+      }
     }
     return "<figure class=\"\(style)\"><img src=\"\(href(path))\" alt=\"\(escape(caption))\" loading=\"lazy\"\(paint)>"
       + "<figcaption>\(escape(caption)) · \(escape(path))</figcaption></figure>\n"

@@ -212,6 +212,39 @@ struct PreviewTests {
     #expect(probe.video?.width == result.contactSheetWidth)
   }
 
+  @Test("placeholders: the hash over the colour; nothing under a transparent picture; a hash without a colour still paints")
+  func placeholderChoices() throws {
+    func banner(_ id: String, alpha: UInt8, colour: RGBColor?) -> PreviewBanner {
+      var pixels: [UInt8] = []
+      for i in 0..<(40 * 30) {
+        let x = i % 40
+        let a: UInt8 = x < 20 ? 255 : alpha
+        pixels += [UInt8(x * 6), 90, 160, a]
+      }
+      var b = PreviewBanner(id: id, kind: .image)
+      (b.width, b.height) = (400, 300)
+      b.image = "images/\(id)/w400.webp"
+      b.darkImage = "images/\(id)/w400.dark.webp"
+      b.thumbHash = Data(ThumbHash.encode(RGBAImage(width: 40, height: 30, pixels: pixels))).base64EncodedString()
+      b.colour = colour
+      return b
+    }
+    let grey = RGBColor(r: 90, g: 90, b: 90)
+    let banners: [PreviewBanner] = [
+      banner("opaque", alpha: 255, colour: grey), banner("cutout", alpha: 0, colour: grey), banner("nocolour", alpha: 255, colour: nil),
+    ]
+    let html = PreviewHTML(darkSurface: "#1C1C1E").render(banners, bundleName: "b")
+    func figures(_ id: String) -> [String] {
+      let marker = "images/" + id + "/"
+      return html.components(separatedBy: "<figure").filter { $0.contains(marker) }
+    }
+    // Light: the hash drawn; dark (no dark_thumbhash): the flat dark colour, absent here, so nothing.
+    #expect(figures("opaque").first?.contains("background: url(data:image/png;base64,") == true)
+    #expect(figures("nocolour").first?.contains("background: url(data:image/png;base64,") == true)
+    // A hash with alpha: nothing painted under the picture, only its box.
+    #expect(figures("cutout").first.map { !$0.contains("background:") } == true, "\(figures("cutout"))")
+  }
+
   /// The PNGs of the `url(data:image/png;base64,…)` backgrounds, in
   /// document order.
   static func placeholderPNGs(in html: String) -> [Data] {
