@@ -31,6 +31,31 @@ struct WeakNetworkRungTests {
     ]),
   ]
 
+  /// Each segment's bits, with its share of the init section, and seconds,
+  /// from the files themselves.
+  static func segmentBits(_ variant: HLSVariant) throws -> [(bits: Double, seconds: Double)] {
+    let initBytes = Double(try Data(contentsOf: try #require(variant.mapURL)).count)
+    return try variant.segments.map {
+      ((Double(try Data(contentsOf: $0.url).count) + initBytes / Double(variant.segments.count)) * 8, $0.duration)
+    }
+  }
+
+  /// The highest rate of a run of consecutive segments lasting `shortest`
+  /// to `longest` seconds, bits per second (the test's own arithmetic).
+  static func peak(_ segments: [(bits: Double, seconds: Double)], shortest: Double, longest: Double) -> Double {
+    var peak = 0.0
+    for i in segments.indices {
+      var bits = 0.0, seconds = 0.0
+      for j in i..<segments.count {
+        bits += segments[j].bits
+        seconds += segments[j].seconds
+        if seconds > longest + 0.0005 { break }
+        if seconds >= shortest - 0.0005 { peak = max(peak, bits / seconds) }
+      }
+    }
+    return peak
+  }
+
   @Test("a 1 fps slideshow with sound is built, never refused: over the budget it is a warning, said exactly when its peak is over")
   func slowSlideshowIsBuilt() async throws {
     let fixture = try BatchFixture("weak-slideshow")
@@ -49,21 +74,9 @@ struct WeakNetworkRungTests {
     let master = report.bundle.appendingPathComponent(folder).appendingPathComponent("master.m3u8")
     let (_, variants) = try HLSCheck.variants(master: master)
     let weak = try #require(variants.last)
-    let initBytes = Double(try Data(contentsOf: try #require(weak.mapURL)).count)
-    let segments = try weak.segments.map {
-      ((Double(try Data(contentsOf: $0.url).count) + initBytes / Double(weak.segments.count)) * 8, $0.duration)
-    }
+    let segments = try Self.segmentBits(weak)
     let target = Double(try #require(weak.targetDuration))
-    var peak = 0.0
-    for i in segments.indices {
-      var bits = 0.0, seconds = 0.0
-      for j in i..<segments.count {
-        bits += segments[j].0
-        seconds += segments[j].1
-        if seconds > max(2, 1.5 * target) + 0.0005 { break }
-        if seconds >= max(1, 0.5 * target) - 0.0005 { peak = max(peak, bits / seconds) }
-      }
-    }
+    let peak = Self.peak(segments, shortest: max(1, 0.5 * target), longest: max(2, 1.5 * target))
     let warned = item.warnings.contains { $0.contains("the variant for weak networks") }
     #expect(warned == (peak > 192_000), "peak \(Int(peak)) bit/s; warnings \(item.warnings)")
   }
@@ -89,23 +102,8 @@ struct WeakNetworkRungTests {
     }
 
     // Bits per segment, each with its share of the init section.
-    let initBytes = Double(try Data(contentsOf: try #require(weak.mapURL)).count)
-    let segments = try weak.segments.map {
-      ((Double(try Data(contentsOf: $0.url).count) + initBytes / Double(weak.segments.count)) * 8, $0.duration)
-    }
-    func peak(shortest: Double, longest: Double) -> Double {
-      var peak = 0.0
-      for i in segments.indices {
-        var bits = 0.0, seconds = 0.0
-        for j in i..<segments.count {
-          bits += segments[j].0
-          seconds += segments[j].1
-          if seconds > longest + 0.0005 { break }
-          if seconds >= shortest - 0.0005 { peak = max(peak, bits / seconds) }
-        }
-      }
-      return peak
-    }
+    let segments = try Self.segmentBits(weak)
+    func peak(shortest: Double, longest: Double) -> Double { Self.peak(segments, shortest: shortest, longest: longest) }
     let target = Double(try #require(weak.targetDuration))
     let declared = Double(try #require(weak.attributes["BANDWIDTH"].flatMap { Int($0) }))
     let rfc = peak(shortest: 0.5 * target, longest: 1.5 * target)
