@@ -139,6 +139,32 @@ extension Oracle {
     }
   }
 
+  /// EBU R128 figures of the first audio stream of `url` (a file or a
+  /// media playlist) as the ffmpeg CLI's `ebur128` gives them: integrated
+  /// loudness in LUFS and true peak in dBTP, read from the filter's frame
+  /// metadata (three decimals, finer than its printed summary). With
+  /// `dualMono`, a mono stream counts as played on two speakers.
+  public static func loudness(_ url: URL, dualMono: Bool = false) throws -> (integrated: Double, truePeak: Double) {
+    let metadata = FileManager.default.temporaryDirectory
+      .appendingPathComponent("r128-\(UUID().uuidString).txt")
+    defer { try? FileManager.default.removeItem(at: metadata) }
+    let r = try Run.process("ffmpeg", [
+      "-v", "error", "-nostats", "-i", url.path, "-map", "0:a:0", "-af",
+      "ebur128=peak=true:metadata=1\(dualMono ? ":dualmono=true" : ""),ametadata=print:file=\(metadata.path)",
+      "-f", "null", "-",
+    ])
+    guard r.status == 0 else { throw FFprobe.Failure.failed("ebur128 \(url.lastPathComponent): \(r.stderr)") }
+    var integrated = Double.nan, peak = Double.nan
+    for line in try String(contentsOf: metadata, encoding: .utf8).split(separator: "\n") {
+      if line.hasPrefix("lavfi.r128.I=") { integrated = Double(line.dropFirst(13)) ?? .nan }
+      if line.hasPrefix("lavfi.r128.true_peak=") {
+        let linear = Double(line.dropFirst(21)) ?? .nan
+        peak = linear > 0 ? 20 * log10(linear) : linear == 0 ? -.infinity : .nan
+      }
+    }
+    return (integrated, peak)
+  }
+
   /// The bytes of every packet of the first audio stream, per ffprobe.
   public static func audioPacketBytes(_ url: URL) throws -> Int {
     let r = try Run.process("ffprobe", ["-v", "error", "-select_streams", "a:0", "-show_entries", "packet=size",

@@ -8,7 +8,7 @@ extension JobDocumentValidator {
     "segment_duration", "max_height", "image_width", "webp_quality", "jpeg_quality",
     "dark_surface", "background", "max_duration", "max_pixels", "max_file_size_mb",
     "video_url", "renditions", "mp4_height", "image_widths", "video_crf", "video_target_ssim",
-    "allow_damaged_sources", "allow_outside_sources", "max_bundle_mb", "max_item_mb",
+    "allow_damaged_sources", "allow_outside_sources", "max_bundle_mb", "max_item_mb", "audio_loudness",
   ]
 
   /// `settings.allow_outside_sources`: whether a source may lie outside the
@@ -128,6 +128,19 @@ extension JobDocumentValidator {
     }
     if let value = object["max_item_mb"] {
       settings.maxItemBytes = try budget(value, at: path("max_item_mb"))
+    }
+    if let value = object["audio_loudness"] {
+      let keyPath = path("audio_loudness")
+      if JobJSONType(of: value) == .null {
+        settings.audioLoudness = nil
+      } else {
+        let lufs = try number(value, at: keyPath)
+        let range = JobSettings.audioLoudnessRange
+        guard range.contains(lufs) else {
+          throw fail(keyPath, "must be null (each sound keeps its level) or from \(Self.format(range.lowerBound)) to \(Self.format(range.upperBound)) (LUFS, integrated loudness), found \(JobJSON.render(value))")
+        }
+        settings.audioLoudness = lufs
+      }
     }
     return settings
   }

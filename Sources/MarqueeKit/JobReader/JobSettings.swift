@@ -89,6 +89,14 @@ public struct JobSettings: Sendable, Equatable {
   /// megabytes): its renditions, MP4, covers, images and dark variants. nil:
   /// no budget. Not in the fingerprint.
   public var maxItemBytes: Int64?
+  /// The integrated loudness every video's sound is brought to, in LUFS
+  /// (`audio_loudness`; EBU R128, measured by libavfilter's `ebur128`):
+  /// one linear gain per item, held back so the true peak stays at most
+  /// −1 dBTP, and none for near-silent sound under −50 LUFS
+  /// (`LoudnessAdjustment`). Default −16 (Apple's guidance for streamed
+  /// audio); range −40...−5; nil (`null` in the job) leaves every sound
+  /// at its own level.
+  public var audioLoudness: Double?
 
   /// Creates settings; every parameter defaults to the documented default.
   public init(
@@ -110,8 +118,10 @@ public struct JobSettings: Sendable, Equatable {
     videoTargetSSIM: Double = QualityTarget.defaultSSIM,
     allowDamagedSources: Bool = false,
     maxBundleBytes: Int64? = nil,
-    maxItemBytes: Int64? = nil
+    maxItemBytes: Int64? = nil,
+    audioLoudness: Double? = JobSettings.defaultAudioLoudness
   ) {
+    self.audioLoudness = audioLoudness
     self.maxBundleBytes = maxBundleBytes
     self.maxItemBytes = maxItemBytes
     self.videoTargetSSIM = videoTargetSSIM
@@ -148,6 +158,11 @@ public struct JobSettings: Sendable, Equatable {
   public static let videoCRFRange: ClosedRange<Double> = 1...51
   /// Accepted `video_target_ssim` besides 0 (off).
   public static let videoTargetSSIMRange: ClosedRange<Double> = 0.5...0.999
+  /// The default `audio_loudness`, LUFS: Apple's guidance for streamed
+  /// audio (about −16 LUFS integrated, true peak at most −1 dBTP).
+  public static let defaultAudioLoudness: Double = -16
+  /// Accepted `audio_loudness`, LUFS, besides null (off).
+  public static let audioLoudnessRange: ClosedRange<Double> = -40 ... -5
   /// Accepted `webp_quality` and `jpeg_quality`.
   public static let qualityRange: ClosedRange<Int> = 1...100
   /// Largest accepted `max_duration`, seconds (the smallest is anything

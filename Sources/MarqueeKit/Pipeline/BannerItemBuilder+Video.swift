@@ -108,6 +108,7 @@ public struct VideoBannerBuilder: Sendable {
       crf: settings.videoCRF, pictureSink: coverSink)
     request.measuresTopQuality = settings.videoTargetSSIM > 0
     request.allowsDamagedSource = settings.allowDamagedSources
+    request.loudnessTarget = settings.audioLoudness
     // Opened once for the first encode and its corrections: a correction
     // must read the very file the other renditions were made from.
     let sourceFile: ReadableFile
@@ -117,6 +118,8 @@ public struct VideoBannerBuilder: Sendable {
     request.sourceFile = sourceFile
     var result = try Transcoder().run(request)
     try Self.checkUnchanged(sourceFile)
+    // A correction's sound gets the gain the first encode measured.
+    request.loudness = result.loudness
     let quality = try reachTargetSSIM(&result, request: request, itemFolder: dir)
     let trials = quality.trials, shortfall = quality.shortfall
 
@@ -161,6 +164,7 @@ public struct VideoBannerBuilder: Sendable {
                          result.sourceCodec, ladder, result.plan.frameRate.doubleValue,
                          result.hasAudio ? " + AAC" : "", duration,
                          coverOutput.origin + ", dark: \(cover.darkKind), \(cover.darkMethod.rawValue)")
+    if let loudness = result.loudness { summary += ", " + loudness.summary }
     if !trials.isEmpty {
       summary += ", top SSIM " + trials.map { String(format: "%.4f at CRF %.2f", $0.ssim, $0.crf) }.joined(separator: " → ")
       for why in quality.corrections { summary += " (encoded again: \(why))" }

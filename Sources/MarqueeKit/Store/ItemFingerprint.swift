@@ -107,7 +107,10 @@ public struct ItemFingerprint: Sendable, Equatable {
   /// (`WeakNetworkRung`: 144p, 80 kbit/s video cap over a half-second
   /// buffer, 56 kbit/s AAC-LC, a measured peak of at most 192 kbit/s),
   /// listed last.
-  public static let outputFormatVersion = 29
+  /// 30: every video's sound brought to `audio_loudness` (−16 LUFS by
+  /// default) by one gain, its true peak as encoded held at −1 dBTP
+  /// (`LoudnessAdjustment`).
+  public static let outputFormatVersion = 30
 
   /// Marquee's version (`marquee --version`).
   public static let marqueeVersion = "0.2.0"
@@ -147,7 +150,7 @@ public struct ItemFingerprint: Sendable, Equatable {
 
   /// Settings only video outputs depend on (left out of image fingerprints).
   static let videoOnlySettings: Set<String> = ["segmentDuration", "maxHeight", "videoURL", "renditions", "mp4Height",
-                                                 "videoCRF", "videoTargetSSIM"]
+                                                 "videoCRF", "videoTargetSSIM", "audioLoudness"]
   /// Settings that decide whether an item may be published, never what its
   /// outputs hold (left out of every fingerprint): a clean item is reused
   /// whichever way they are set.

@@ -45,6 +45,14 @@ public struct TranscodeRequest: Sendable {
   /// correction reads the very file the first encode read, whatever has
   /// been renamed over its path since; nil: `source` is opened.
   public var sourceFile: ReadableFile?
+  /// The integrated loudness the sound is brought to, LUFS
+  /// (`audio_loudness`, `LoudnessAdjustment`); nil leaves its level alone.
+  public var loudnessTarget: Double?
+  /// The gain already decided for this source (a correction of the top
+  /// rendition takes the first encode's `TranscodeResult.loudness`, so its
+  /// MP4 sounds as the other renditions do); nil: measured when
+  /// `loudnessTarget` is set.
+  public var loudness: LoudnessAdjustment?
 
   /// The first segment's length by default, seconds: a 1 s first segment
   /// keeps the bytes before the first picture (init section + first
@@ -111,6 +119,10 @@ public struct TranscodeResult: Sendable {
   /// The top rendition's SSIM, when `TranscodeRequest.measuresTopQuality`.
   public var topQuality: PictureQuality?
   public var hasAudio: Bool
+  /// The sound's measured loudness and the gain it was given; nil when
+  /// there is no sound, `loudnessTarget` is nil, or it was not measured
+  /// (a warning says why).
+  public var loudness: LoudnessAdjustment?
   /// Warnings for the user (no qualifying cover, dropped audio, …).
   public var warnings: [String]
   /// Source facts for logs.
@@ -149,8 +161,10 @@ public struct CoverPicture: Sendable {
 ///    (`KeyframePlanner`) → libx264 → HLS muxer (+ MP4 muxer); rendition 0
 ///    shows its pictures to the request's `PictureSink` (the cover
 ///    extractor) before encoding them;
-/// 5. `AudioPath`: `aresample` → cut at the pictures' end → AAC-LC once
-///    per bit rate (the weak-network rung has its own) → the muxers;
+/// 5. `AudioPath`: `aresample` → the loudness gain (measured first by
+///    `LoudnessMeter`, decided by `LoudnessAdjustment`) → cut at the
+///    pictures' end → AAC-LC once per bit rate (the weak-network rung has
+///    its own) → the muxers;
 /// 6. `TranscodeOutputs`: the encoders and muxers, finished last.
 public struct Transcoder {
   /// The smallest picture side accepted, in pixels: below it there is no
@@ -263,9 +277,22 @@ public struct Transcoder {
   private func transcode(_ request: TranscodeRequest, source: SourceStreams, plan: VideoPlan,
                          outputs: TranscodeOutputs, fanOut: RenditionFanOut) throws -> TranscodeResult {
     var audio: AudioPath? = nil
-    if let decoder = source.audioDecoder, !outputs.audioEncoders.isEmpty {
+    var loudness: LoudnessAdjustment? = nil
+    var warnings = source.warnings
+    if let decoder = source.audioDecoder, let stream = source.audio, !outputs.audioEncoders.isEmpty {
+      if let decided = request.loudness {
+        loudness = decided
+      } else if let target = request.loudnessTarget {
+        let meter = LoudnessMeter(file: source.file, path: request.source.path, limits: request.limits,
+                                  streamIndex: stream.index, channels: source.audioChannels)
+        do {
+          loudness = try LoudnessAdjustment.decide(meter: meter, target: target, encoders: outputs.audioEncoderSettings)
+        } catch let e as MediaIOError {
+          warnings.append("the sound's loudness could not be measured (\(e.reason)); it keeps its level")
+        }
+      }
       audio = try AudioPath(decoder: decoder, encoders: outputs.audioEncoders, channels: source.audioChannels,
-                            fanOut: fanOut)
+                            gain: loudness?.gain ?? 0, fanOut: fanOut)
     }
     let video = try VideoPath(stream: source.video, decoder: source.videoDecoder, plan: plan, fanOut: fanOut,
                               audio: audio, sourceDuration: source.input.duration, progress: request.progress)
@@ -283,7 +310,8 @@ public struct Transcoder {
                            pictureDuration: video.pictureEnd.seconds, topCRF: outputs.topCRF,
                            topQuality: fanOut.topQuality,
                            hasAudio: audio?.producedAudio ?? false,
-                           warnings: source.warnings + read.warnings + read.health.warnings,
+                           loudness: audio?.producedAudio == true ? loudness : nil,
+                           warnings: warnings + read.warnings + read.health.warnings,
                            sourceCodec: source.video.codecName, dynamicRange: video.dynamicRange, health: read.health)
   }
 }

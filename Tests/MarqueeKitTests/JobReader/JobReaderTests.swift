@@ -138,6 +138,10 @@ struct JobErrorCase: Sendable, CustomTestStringConvertible {
     .init("video_target_ssim 0.4", job(settings: #"{"video_target_ssim": 0.4}"#), path: "settings.video_target_ssim", reason: "found 0.4"),
     .init("video_target_ssim in dB", job(settings: #"{"video_target_ssim": 18.2}"#), path: "settings.video_target_ssim", reason: "found 18.2"),
     .init("video_target_ssim a string", job(settings: #"{"video_target_ssim": "0.985"}"#), path: "settings.video_target_ssim", reason: "expected a number, found a string"),
+    .init("audio_loudness 0", job(settings: #"{"audio_loudness": 0}"#), path: "settings.audio_loudness", reason: "null (each sound keeps its level) or from -40 to -5"),
+    .init("audio_loudness -70", job(settings: #"{"audio_loudness": -70}"#), path: "settings.audio_loudness", reason: "found -70"),
+    .init("audio_loudness a string", job(settings: #"{"audio_loudness": "-16 LUFS"}"#), path: "settings.audio_loudness", reason: "expected a number, found a string"),
+    .init("audio_loudness false", job(settings: #"{"audio_loudness": false}"#), path: "settings.audio_loudness", reason: "found a boolean"),
     .init("allow_damaged_sources a string", job(settings: #"{"allow_damaged_sources": "yes"}"#), path: "settings.allow_damaged_sources", reason: "found a string"),
     .init("allow_damaged_sources 1", job(settings: #"{"allow_damaged_sources": 1}"#), path: "settings.allow_damaged_sources", reason: "found a number"),
   ]
@@ -300,6 +304,10 @@ struct JobErrorCase: Sendable, CustomTestStringConvertible {
     #expect(try parse(job(settings: #"{"video_target_ssim": 0}"#)).settings.videoTargetSSIM == 0)
     #expect(try parse(job(settings: #"{"video_target_ssim": 0.5}"#)).settings.videoTargetSSIM == 0.5)
     #expect(try parse(job(settings: #"{"video_target_ssim": 0.999}"#)).settings.videoTargetSSIM == 0.999)
+    #expect(parsed.audioLoudness == JobSettings.defaultAudioLoudness && parsed.audioLoudness == -16)
+    #expect(try parse(job(settings: #"{"audio_loudness": null}"#)).settings.audioLoudness == nil)
+    #expect(try parse(job(settings: #"{"audio_loudness": -23}"#)).settings.audioLoudness == -23)
+    #expect(try parse(job(settings: #"{"audio_loudness": -5}"#)).settings.audioLoudness == -5)
     #expect(parsed.allowDamagedSources == false && JobSettings.default.allowDamagedSources == false)
     #expect(try parse(job(settings: #"{"allow_damaged_sources": true}"#)).settings.allowDamagedSources)
   }

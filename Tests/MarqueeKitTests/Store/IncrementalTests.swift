@@ -45,6 +45,13 @@ struct IncrementalTests {
     s.webpQuality = 70
     #expect(ItemFingerprint(spec: Self.spec(.image), settings: s, sourceDigest: "aa").hash != image)
     #expect(ItemFingerprint(spec: Self.spec(), settings: s, sourceDigest: "aa").hash != base)
+    // audio_loudness changes every video's sound, and no image.
+    for loudness in [-23.0, nil] {
+      s = .default
+      s.audioLoudness = loudness
+      #expect(ItemFingerprint(spec: Self.spec(), settings: s, sourceDigest: "aa").hash != base)
+      #expect(ItemFingerprint(spec: Self.spec(.image), settings: s, sourceDigest: "aa").hash == image)
+    }
     // allow_damaged_sources changes no byte: clean items keep their fingerprints (reuse checks a damaged
     // item's recorded health against the setting instead).
     s = .default

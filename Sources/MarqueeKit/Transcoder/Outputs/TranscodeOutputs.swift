@@ -21,6 +21,9 @@ final class TranscodeOutputs {
   /// 128 kbit/s one first, then the weak-network rung's when the plan has
   /// that rung; empty without sound.
   let audioEncoders: [Encoder]
+  /// What each of `audioEncoders` was opened with (the loudness meter's
+  /// trial encodes the sound with the same).
+  let audioEncoderSettings: [AudioEncoderSettings]
   /// Per rendition, the index into `audioEncoders` of the sound its muxers
   /// carry (nil without sound).
   let audioSources: [Int?]
@@ -61,20 +64,21 @@ final class TranscodeOutputs {
                                               crf: crf, initialBufferOccupancy: r.initialBufferOccupancy,
                                               bFrames: EncoderEffort.bFrames, x264Options: EncoderEffort.x264Options))
     }
-    var audioEncoders: [Encoder] = []
+    var audioSettings: [AudioEncoderSettings] = []
     var audioSources = [Int?](repeating: nil, count: plan.renditions.count)
     if let channels = audioChannels {
-      audioEncoders.append(try Encoder(audio: AudioEncoderSettings(channels: channels)))
+      audioSettings.append(AudioEncoderSettings(channels: channels))
       for (i, r) in plan.renditions.enumerated() {
         if r.isWeakNetwork {
-          audioEncoders.append(try Encoder(audio: AudioEncoderSettings(channels: channels,
-                                                                       bitRate: WeakNetworkRung.audioBitRate)))
-          audioSources[i] = audioEncoders.count - 1
+          audioSettings.append(AudioEncoderSettings(channels: channels, bitRate: WeakNetworkRung.audioBitRate))
+          audioSources[i] = audioSettings.count - 1
         } else {
           audioSources[i] = 0
         }
       }
     }
+    let audioEncoders = try audioSettings.map { s throws(MediaIOError) in try Encoder(audio: s) }
+    audioEncoderSettings = audioSettings
     self.audioEncoders = audioEncoders
     self.audioSources = audioSources
     let audioEncoder = audioEncoders.first

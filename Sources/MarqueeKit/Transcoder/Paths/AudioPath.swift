@@ -1,5 +1,5 @@
-/// The audio of one transcode: decoded frames → `aresample`/`aformat`
-/// (`audioFilterDescription`) → held until the pictures have passed →
+/// The audio of one transcode: decoded frames → `aresample`/`aformat` and
+/// the loudness gain (`audioFilterDescription`) → held until the pictures have passed →
 /// cut where the pictures end → AAC-LC once per bit rate → the muxers of
 /// the renditions that carry it (`TranscodeOutputs.audioSources`: the
 /// weak-network rung has its own lower-rate encoder). Every encoder is fed
@@ -24,6 +24,8 @@ final class AudioPath {
   /// The first encoder: its frame size, priming and time base are all of theirs.
   private var encoder: Encoder { encoders[0] }
   private let channels: Int
+  /// The loudness gain in dB (`LoudnessAdjustment.gain`; 0: none).
+  private let gain: Double
   private let fanOut: RenditionFanOut
   private var graph: FilterGraph?
   private let filtered: Frame
@@ -33,13 +35,15 @@ final class AudioPath {
   private var videoEndSamples: Int64 = 0
 
   /// - Parameter encoders: at least one; all of one frame size and priming.
-  init(decoder: Decoder, encoders: [Encoder], channels: Int, fanOut: RenditionFanOut) throws {
+  /// - Parameter gain: decibels (`LoudnessAdjustment.gain`), 0 for none.
+  init(decoder: Decoder, encoders: [Encoder], channels: Int, gain: Double = 0, fanOut: RenditionFanOut) throws {
     precondition(!encoders.isEmpty && encoders.allSatisfy {
       $0.frameSize == encoders[0].frameSize && $0.encoderDelay == encoders[0].encoderDelay
     })
     self.decoder = decoder
     self.encoders = encoders
     self.channels = channels
+    self.gain = gain
     self.fanOut = fanOut
     filtered = try Frame()
     encoded = try Packet()
@@ -64,7 +68,7 @@ final class AudioPath {
   /// A decoded audio frame, already rebased on the video's origin.
   func push(_ frame: Frame) throws {
     if graph == nil {
-      graph = try FilterGraph(description: audioFilterDescription(channels: channels),
+      graph = try FilterGraph(description: audioFilterDescription(channels: channels, gain: gain),
                               inputs: [.audioSource(decoder.bufferSourceArguments(for: frame))],
                               outputs: [.audioSink(frameSize: encoder.frameSize)])
     }

@@ -6,6 +6,9 @@ import Foundation
 ///
 /// Only the chosen streams are demuxed (`InputContainer.keepOnly`).
 final class SourceStreams {
+  /// The file the container reads (`TranscodeRequest.sourceFile`, or opened
+  /// here): the loudness meter reads it through a container of its own.
+  let file: ReadableFile
   let input: InputContainer
   let video: StreamInfo
   let videoDecoder: Decoder
@@ -19,6 +22,7 @@ final class SourceStreams {
   ///   or its picture is under `Transcoder.minimumSide` (`limitExceeded`).
   init(_ request: TranscodeRequest) throws {
     let file = try request.sourceFile ?? request.limits.openSourceFile(atPath: request.source.path)
+    self.file = file
     input = try InputContainer(file: file, path: request.source.path, allowedFormats: InputContainer.videoFormats,
                                limits: request.limits)
     guard var video = input.bestStream(.video) else {

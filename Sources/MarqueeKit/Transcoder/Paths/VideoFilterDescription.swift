@@ -142,10 +142,20 @@ public struct VideoFilterDescription: Sendable {
 /// The audio chain: resample to 48 kHz with timestamp-driven sync
 /// (`aresample=async=1:first_pts=0` pads or trims so audio starts at 0 and
 /// stays locked to its timestamps), then planar float in the output channel
-/// layout (mono stays mono; more channels are down-mixed to stereo by
-/// libswresample's default matrix).
-public func audioFilterDescription(channels: Int) -> String {
-  let layout = channels == 1 ? "mono" : "stereo"
-  return "[in0]aresample=async=1:min_hard_comp=0.1:first_pts=0:osr=48000,"
-    + "aformat=sample_fmts=fltp:sample_rates=48000:channel_layouts=\(layout)[out0]"
+/// layout (`audioFormatFilter`), then the loudness gain when there is one
+/// (`LoudnessAdjustment.volumeFilter`: one linear gain, libavfilter's
+/// `volume` in float).
+///
+/// - Parameter gain: decibels; 0 adds no filter, so the chain is the one
+///   Marquee used before loudness was adjusted.
+public func audioFilterDescription(channels: Int, gain: Double = 0) -> String {
+  "[in0]aresample=async=1:min_hard_comp=0.1:first_pts=0:osr=48000,"
+    + audioFormatFilter(channels: channels) + LoudnessAdjustment.volumeFilter(gain: gain) + "[out0]"
+}
+
+/// The samples every AAC encoder takes and the loudness meter measures:
+/// planar float at 48 kHz, mono kept mono and more channels down-mixed to
+/// stereo by libswresample's default matrix.
+func audioFormatFilter(channels: Int) -> String {
+  "aformat=sample_fmts=fltp:sample_rates=48000:channel_layouts=\(channels == 1 ? "mono" : "stereo")"
 }
