@@ -50,6 +50,16 @@ struct NginxConfigArguments {
   var manifestMaxAge = 60
 }
 
+/// `marquee init`.
+struct InitArguments {
+  /// The media folder to list.
+  var folder: String
+  /// `--name`: the job's name (default: the folder's name, slugged).
+  var name: String?
+  /// `--out`: the job file to create (default: print the job).
+  var out: String?
+}
+
 /// The parsed command line.
 enum Command {
   case help(topic: String?)
@@ -60,6 +70,7 @@ enum Command {
   case demoSources(directory: String)
   case preview(bundle: String, out: String?)
   case nginxConfig(NginxConfigArguments)
+  case initJob(InitArguments)
   // New commands get a case here, a branch in `ArgumentParser.parse`, a
   // `HelpText` entry and a `Marquee.run` branch.
 }
@@ -67,7 +78,7 @@ enum Command {
 /// Hand-rolled argv parsing: `marquee <command> [options] <argument>`.
 enum ArgumentParser {
   /// The commands, in help order.
-  static let commands = ["build", "merge", "verify", "validate", "preview", "nginx-config", "demo-sources"]
+  static let commands = ["init", "build", "merge", "verify", "validate", "preview", "nginx-config", "demo-sources"]
 
   /// Parses `arguments` (without the program name).
   ///
@@ -84,6 +95,7 @@ enum ArgumentParser {
     case "demo-sources": return try parseDemoSources(first, &cursor)
     case "preview": return try parsePreview(first, &cursor)
     case "nginx-config": return try parseNginxConfig(first, &cursor)
+    case "init": return try parseInit(first, &cursor)
     default:
       let hint = closest(to: first, among: commands).map { " (did you mean '\($0)'?)" } ?? ""
       throw UsageError(message: "unknown command '\(first)'\(hint)", command: nil)
@@ -205,6 +217,25 @@ enum ArgumentParser {
     }
     n.bundle = b
     return .nginxConfig(n)
+  }
+
+  /// `init <media-folder> [--name N] [--out FILE]`.
+  private static func parseInit(_ first: String, _ cursor: inout Cursor) throws(UsageError) -> Command {
+    var arguments = InitArguments(folder: "")
+    var folder: String? = nil
+    while let arg = cursor.next() {
+      switch arg {
+      case "-h", "--help": return .help(topic: first)
+      case "--name": arguments.name = try cursor.value(for: arg, "a job name such as spring-promo")
+      case "--out", "-o": arguments.out = try cursor.value(for: arg, "a job file to create, such as job.json")
+      default: folder = try cursor.positional(arg, existing: folder, what: "media folder")
+      }
+    }
+    guard let f = folder else {
+      throw UsageError(message: "init needs a media folder, e.g. marquee init media > job.json", command: first)
+    }
+    arguments.folder = f
+    return .initJob(arguments)
   }
 
   /// The candidate within edit distance 2 of `word`, if one is.

@@ -25,6 +25,7 @@ enum HelpText {
     WebP/JPEG images and banners.json).
 
     Usage:
+      marquee init <media-folder> [--name NAME] [--out FILE]
       marquee build <job.json> [--out DIR] [--jobs N] [--allow-partial] [--wait]
                     [--shard i/n] [--rebuild] [--quiet] [--verbose] [--log-format text|plain|json]
       marquee merge <job.json> --out DIR [--allow-partial] [--wait] [--log-format …]
@@ -36,6 +37,8 @@ enum HelpText {
       marquee --help | <command> --help | --version
 
     Commands:
+      init           Print a job file listing every video and image of a folder
+                     (types from the content, ids from the file names).
       build          Build the job into <out>/<job name>/ (default out: ./Output);
                      unchanged items are reused, the bundle is verified and
                      switched into place atomically.
@@ -208,6 +211,49 @@ enum HelpText {
 
     """
 
+  static let initJob = """
+    Usage: marquee init <media-folder> [--name NAME] [--out FILE]
+
+    Prints a job file that lists every video and image of <media-folder> (its
+    own files, sorted by name; not its subfolders), valid as printed for
+    `marquee validate` and `marquee build`:
+      - each banner's type comes from the file's content, never its extension
+        (a .jpg that holds an MP4 is a video); an animated GIF of more frames
+        than an animated image keeps (20) is listed as a video, which keeps
+        every frame;
+      - ids come from the file names: lower-case a-z, 0-9, '_' and '-'
+        ("Summer Sale.png" is summer-sale), made unique with -2, -3, ...;
+      - every setting is written out with its default, and each video with
+        "autoplay": true, "muted": true and "cover": "auto".
+    A file that cannot be a banner (not a video or image Marquee accepts, or
+    damaged, empty, over a default limit) is left out, and so are hidden
+    files, symbolic links (never followed), subfolders and other kinds of
+    file: each gets a line `note: <file>: skipped: <reason>` on stderr.
+    stdout carries the job and nothing else.
+
+    Sources are written relative to the folder the job file is saved in,
+    since a job reads its sources only inside its own folder:
+      - printed, the job is for the current directory: save it there
+        (marquee init media > job.json); <media-folder> must be the current
+        directory or inside it;
+      - with --out FILE, the job is for FILE's folder, which must be
+        <media-folder> or a folder above it.
+
+    Options:
+      --name NAME           The job's name, the bundle folder: 1 to 64 of a-z,
+                            0-9, '_' and '-' (default: the media folder's name
+                            in that form, e.g. spring-promo).
+      -o, --out FILE        Write the job to FILE instead of printing it. An
+                            existing FILE is never overwritten: init refuses
+                            and writes nothing. The file appears whole or not
+                            at all (written beside it, then linked into place).
+
+    Exit codes: 0 printed or written; 2 usage error, no such folder, no video
+    or image in it, the folder outside the job file's folder, an invalid
+    --name, or FILE exists; 4 FILE cannot be written.
+
+    """
+
   static let demoSources = """
     Usage: marquee demo-sources <folder>
 
@@ -229,6 +275,7 @@ enum HelpText {
     case "demo-sources": demoSources
     case "preview": preview
     case "nginx-config": nginxConfig
+    case "init": initJob
     default: main
     }
   }

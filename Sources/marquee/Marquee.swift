@@ -78,6 +78,8 @@ struct Marquee {
       return VerifyCommand(bundle: bundle, output: output).run()
     case .validate(let job, let output):
       return ValidateCommand(job: job, output: output).run()
+    case .initJob(let arguments):
+      return InitCommand(arguments: arguments).run()
     }
   }
 

@@ -7,7 +7,7 @@ import Testing
 /// `MARQUEE_RECORD_GOLDEN=1 swift test --filter CLIGoldenTests`.
 @Suite("CLI text: golden files")
 struct CLIGoldenTests {
-  @Test("--help of marquee and of every command", arguments: ["", "build", "merge", "verify", "validate", "preview",
+  @Test("--help of marquee and of every command", arguments: ["", "init", "build", "merge", "verify", "validate", "preview",
                                                              "nginx-config", "demo-sources"])
   func help(command: String) throws {
     let result = try MarqueeCLI.run(command.isEmpty ? ["--help"] : [command, "--help"])

@@ -6,9 +6,9 @@ import Testing
 
 @Suite("CLI: commands, help, exit codes")
 struct CLITests {
-  static let commands = ["build", "merge", "verify", "validate", "preview", "nginx-config", "demo-sources"]
+  static let commands = ["init", "build", "merge", "verify", "validate", "preview", "nginx-config", "demo-sources"]
 
-  @Test("--help for every command, with its exit codes", arguments: ["build", "merge", "verify", "validate", "preview", "nginx-config", "demo-sources"])
+  @Test("--help for every command, with its exit codes", arguments: ["init", "build", "merge", "verify", "validate", "preview", "nginx-config", "demo-sources"])
   func helpForEveryCommand(command: String) throws {
     let result = try MarqueeCLI.run([command, "--help"])
     #expect(result.status == 0)

@@ -69,6 +69,65 @@ enum FileSystem {
     }
   }
 
+  /// Writes `data` as the new file `url`, which appears whole or not at all
+  /// and never replaces anything: the bytes go to a temporary file beside
+  /// it (`O_CREAT | O_EXCL`, mode 0644 less the umask, flushed with
+  /// `fsync`), which is hard-linked to `url` (`link(2)` fails when any
+  /// entry, a dangling symbolic link included, has that name) and removed.
+  /// Where the file system has no hard links, `url` itself is created with
+  /// `O_CREAT | O_EXCL` and written (still never replacing a file).
+  ///
+  /// - Returns: `false` when `url` already exists (nothing is written).
+  /// - Throws: `MarqueeError` with code `.writeFailed` (an output I/O
+  ///   error) when the file cannot be written; nothing is left behind.
+  static func createNewFile(_ data: Data, at url: URL) throws(MarqueeError) -> Bool {
+    let folder = url.deletingLastPathComponent()
+    let temporary = folder.appendingPathComponent(".\(url.lastPathComponent).\(getpid()).\(UUID().uuidString.prefix(8)).tmp")
+    try writeExclusively(data, to: temporary, shownAs: url.relativePath)
+    defer { _ = unlink(temporary.path) }
+    if Glibc.link(temporary.path, url.path) == 0 { return true }
+    let code = errno
+    if code == EEXIST { return false }
+    guard code == EPERM || code == ENOTSUP || code == EOPNOTSUPP || code == EMLINK || code == EXDEV else {
+      throw writeFailure("cannot create", url.relativePath, code)
+    }
+    do { try writeExclusively(data, to: url, shownAs: url.relativePath) } catch {
+      if identity(url) != nil { return false }
+      throw error
+    }
+    return true
+  }
+
+  /// Creates `url` (`O_EXCL`: never an existing entry) and writes `data`
+  /// to it, flushed; removes it again when a write fails. Errors name the
+  /// file as `shownAs` (the final name, not a temporary one).
+  private static func writeExclusively(_ data: Data, to url: URL, shownAs: String) throws(MarqueeError) {
+    let fd = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o644)
+    guard fd >= 0 else { throw writeFailure("cannot create", shownAs, errno) }
+    var failed: Int32 = 0
+    data.withUnsafeBytes { raw in
+      var offset = 0
+      while offset < raw.count, let base = raw.baseAddress {
+        let n = write(fd, base + offset, raw.count - offset)
+        if n < 0 && errno == EINTR { continue }
+        if n <= 0 { failed = n < 0 ? errno : EIO; return }
+        offset += n
+      }
+    }
+    if failed == 0 && fsync(fd) != 0 { failed = errno }
+    if close(fd) != 0 && failed == 0 { failed = errno }
+    if failed != 0 {
+      _ = unlink(url.path)
+      throw writeFailure("cannot write", shownAs, failed)
+    }
+  }
+
+  /// A write that failed, whatever the errno: the output side's fault
+  /// (`.writeFailed`), naming the path and the reason.
+  private static func writeFailure(_ what: String, _ path: String, _ code: Int32) -> MarqueeError {
+    MarqueeError.store("\(what) \(path): \(errnoText(code))", isIO: true)
+  }
+
   /// Removes a file or folder tree; missing is fine.
   static func remove(_ url: URL) {
     try? FileManager.default.removeItem(at: url)

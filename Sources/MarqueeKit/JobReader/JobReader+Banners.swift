@@ -116,6 +116,15 @@ extension JobDocumentValidator {
   private func bannerID(_ value: Any?, at path: String) throws(JobError) -> String {
     guard let value else { throw fail(path, "missing; every banner needs an \"id\"") }
     let id = try string(value, at: path)
+    if let problem = Self.idProblem(id) { throw fail(path, problem) }
+    return id
+  }
+
+  /// Why `id` cannot be a banner's `id`, or `nil`: it starts with a-z or
+  /// 0-9, uses only a-z, 0-9, `_` and `-`, and has at most `maxIDLength`
+  /// characters (it names output files). The one rule the reader and
+  /// `marquee init` (`BannerIDSlugger`) use.
+  static func idProblem(_ id: String) -> String? {
     let scalars = Array(id.unicodeScalars)
     func isLowerOrDigit(_ scalar: Unicode.Scalar) -> Bool {
       ("a"..."z").contains(scalar) || ("0"..."9").contains(scalar)
@@ -124,14 +133,12 @@ extension JobDocumentValidator {
       !scalars.isEmpty && isLowerOrDigit(scalars[0])
       && scalars.allSatisfy { isLowerOrDigit($0) || $0 == "_" || $0 == "-" }
     guard wellFormed else {
-      throw fail(
-        path,
-        "must start with a-z or 0-9 and use only a-z, 0-9, '_' and '-' (it names output files), found \(JobJSON.quoted(id))")
+      return "must start with a-z or 0-9 and use only a-z, 0-9, '_' and '-' (it names output files), found \(JobJSON.quoted(id))"
     }
-    guard scalars.count <= Self.maxIDLength else {
-      throw fail(path, "must be at most \(Self.maxIDLength) characters, found \(scalars.count)")
+    guard scalars.count <= maxIDLength else {
+      return "must be at most \(maxIDLength) characters, found \(scalars.count)"
     }
-    return id
+    return nil
   }
 
   /// A local file path, resolved against the job file's folder.

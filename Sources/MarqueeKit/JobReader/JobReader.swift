@@ -206,6 +206,14 @@ struct JobDocumentValidator {
     let path = "name"
     guard let value else { throw fail(path, "missing; every job needs a \"name\" (the bundle folder name)") }
     let name = try string(value, at: path)
+    if let problem = Self.nameProblem(name) { throw fail(path, problem) }
+    return name
+  }
+
+  /// Why `name` cannot be a job's `name`, or `nil`: 1 to `maxNameLength`
+  /// characters from a-z, 0-9, `_` and `-` (it names the bundle folder).
+  /// The one rule the reader and `marquee init --name` use.
+  static func nameProblem(_ name: String) -> String? {
     let allowed = name.unicodeScalars.allSatisfy { scalar in
       switch scalar {
       case "a"..."z", "0"..."9", "_", "-": return true
@@ -213,12 +221,12 @@ struct JobDocumentValidator {
       }
     }
     guard !name.isEmpty, allowed else {
-      throw fail(path, "must be 1 to \(Self.maxNameLength) characters from a-z, 0-9, '_' and '-' (it names the bundle folder), found \(JobJSON.quoted(name))")
+      return "must be 1 to \(maxNameLength) characters from a-z, 0-9, '_' and '-' (it names the bundle folder), found \(JobJSON.quoted(name))"
     }
-    guard name.count <= Self.maxNameLength else {
-      throw fail(path, "must be at most \(Self.maxNameLength) characters, found \(name.count)")
+    guard name.count <= maxNameLength else {
+      return "must be at most \(maxNameLength) characters, found \(name.count)"
     }
-    return name
+    return nil
   }
 
   private func baseURL(_ value: Any?) throws(JobError) -> String? {

@@ -61,28 +61,40 @@ public enum JobValidator {
       case .video:
         do {
           let input = try InputContainer(file: source, path: spec.source.path, allowedFormats: InputContainer.videoFormats, limits: limits)
-          if input.bestStream(.video) == nil { problem("has no video stream") }
+          if let reason = videoProblem(input) { problem(reason) }
         } catch {
           problem(error.reason)
         }
       case .image:
-        // A still is decoded under the rule build uses
-        // (`ImageSource.checkDecodes`), so a file cut short is found here;
-        // an animation's frames are checked by build only, but a file cut
-        // short inside a frame is known from its header.
         do {
           let image = try ImageSource.open(file: source, path: spec.source.path, limits: limits)
-          // An animation is cut short when its header walk says so.
-          let damage = image.header.isAnimated ? image.header.damage : try image.checkDecodes()
-          if let reason = damageProblem(damage, allowed: s.allowDamagedSources) {
-            problem(reason)
-          }
+          if let reason = try imageProblem(image, allowsDamage: s.allowDamagedSources) { problem(reason) }
         } catch {
           problem(error.reason)
         }
       }
     }
     return problems
+  }
+
+  /// Why an opened video source cannot be built, or `nil`: it must have a
+  /// video stream (an attached picture does not count). The one rule
+  /// `validate` and `marquee init` (`MediaClassifier`) share.
+  static func videoProblem(_ input: InputContainer) -> String? {
+    input.bestStream(.video) == nil ? "has no video stream" : nil
+  }
+
+  /// Why an opened image source cannot be built, or `nil`. A still is
+  /// decoded under the rule build uses (`ImageSource.checkDecodes`), so a
+  /// file cut short is found here; an animation's frames are checked by
+  /// build only, but a file cut short inside a frame is known from its
+  /// header walk. Damage is refused unless `allowsDamage`
+  /// (`allow_damaged_sources`, `DamagedStill`).
+  ///
+  /// - Throws: `MediaIOError` when the still does not decode.
+  static func imageProblem(_ image: ImageSource, allowsDamage: Bool) throws(MediaIOError) -> String? {
+    let damage = image.header.isAnimated ? image.header.damage : try image.checkDecodes()
+    return damageProblem(damage, allowed: allowsDamage)
   }
 
   /// The poster (`cover.image`) and the designer's dark picture

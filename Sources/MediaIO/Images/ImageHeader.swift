@@ -17,6 +17,23 @@ public enum ImageFormat: String, Sendable, Equatable, CaseIterable {
   /// libavformat's probe gives the size before decoding).
   case other
 
+  /// How many leading bytes `recognize(_:)` reads at most: enough for
+  /// every signature, a HEIF `ftyp` box's brands included.
+  public static let signatureLength = 64
+
+  /// Recognises an image format from the first bytes of a file, by content
+  /// alone (the name plays no part): the same rule `ImageSource.open` uses.
+  ///
+  /// - Parameter head: the file's first bytes, ideally `signatureLength` of
+  ///   them (fewer for a shorter file; only the first `signatureLength` are
+  ///   read).
+  /// - Returns: the format, or `nil` when the bytes start no image format
+  ///   Marquee reads (a video container, text, anything else).
+  public static func recognize(_ head: Data) -> ImageFormat? {
+    let bytes = head.prefix(signatureLength)
+    return try? bytes.withByteView { (b) throws(MediaIOError) -> ImageFormat? in sniff(b) }
+  }
+
   /// Recognises a format from the first bytes of a file.
   static func sniff(_ b: ByteView) -> ImageFormat? {
     if b.u8(0) == 0xFF && b.u8(1) == 0xD8 && b.u8(2) == 0xFF { return .jpeg }
