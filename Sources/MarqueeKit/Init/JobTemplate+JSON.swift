@@ -100,6 +100,8 @@ extension JobTemplate {
         case "allow_outside_sources": "false"
         case "max_bundle_mb": s.maxBundleBytes.map { Self.number(Double($0) / Double(JobSettings.budgetBytesPerMB)) }
         case "max_item_mb": s.maxItemBytes.map { Self.number(Double($0) / Double(JobSettings.budgetBytesPerMB)) }
+        // null (each sound keeps its level) is a value of its own.
+        case "audio_loudness": s.audioLoudness.map { Self.number($0) } ?? "null"
         default: nil
         }
       return value.map { (key, $0) }
