@@ -7,6 +7,9 @@ let package = Package(
   products: [
     .executable(name: "marquee", targets: ["marquee"]),
     .library(name: "MarqueeKit", targets: ["MarqueeKit"]),
+    // `swift package marquee …` in a package that depends on Marquee
+    // (README, "Build-time generation").
+    .plugin(name: "MarqueeCommand", targets: ["MarqueeCommand"]),
   ],
   targets: [
     // MARK: - C libraries (Debian 12: FFmpeg 5.1, libwebp 1.2)
@@ -50,6 +53,14 @@ let package = Package(
 
     // MARK: - Tools
     .executableTarget(name: "marquee", dependencies: ["MarqueeKit"]),
+    // The command plugin: runs this package's own `marquee` with the
+    // arguments passed through, from the package's folder.
+    .plugin(
+      name: "MarqueeCommand",
+      capability: .command(
+        intent: .custom(verb: "marquee", description: "Run Marquee (build, check, verify, …) on the package's job files"),
+        permissions: [.writeToPackageDirectory(reason: "Marquee writes the banner bundle under the --out folder")]),
+      dependencies: ["marquee"]),
 
     // MARK: - Tests
     .target(name: "MarqueeTestSupport", dependencies: ["MarqueeKit"], path: "Tests/MarqueeTestSupport"),
