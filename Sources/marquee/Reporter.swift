@@ -245,6 +245,9 @@ final class Reporter: @unchecked Sendable {
     let files = report.items.reduce(0) { $0 + $1.fileCount }
     let bytes = report.items.reduce(Int64(0)) { $0 + $1.byteCount }
     text += "\n  \(report.items.count - report.skippedCount) item(s): \(report.countsSummary); \(files) files, \(LogLine.bytes(bytes)); \(LogLine.seconds(report.seconds))\n"
+    // The items' files are what the table adds up; a size budget weighs the
+    // whole bundle, banners.json included, and says so here too.
+    if let whole = report.bundleBytes { text += "  The bundle, banners.json included: \(LogLine.bytes(whole))\n" }
     if let published { text += "  \(published)\n" }
     if verbose {
       for failure in report.items.compactMap(\.failure) { text += "\n" + Self.detail(of: failure) }

@@ -88,6 +88,8 @@ struct SizeBudgetTests {
     #expect(atBudget.status == 0, "\(atBudget.stderr)")
     #expect(!atBudget.stderr.contains("over the size budget"), "\(atBudget.stderr)")
     #expect((atBudget.stderr + atBudget.stdoutText).contains("within the size budget: the bundle is"), "\(atBudget.stdoutText)")
+    // The table adds up the items' files; the line under it weighs what the budget weighs.
+    #expect(atBudget.stdoutText.contains("The bundle, banners.json included: \(LogLine.bytes(total))"), "\(atBudget.stdoutText)")
 
     // Half a byte under: budgets are whole bytes rounded down, so refused.
     let halfByte = try MarqueeCLI.run(["build", try fixture.job(banners, settings: ["max_bundle_mb": (Double(total) - 0.5) / 1_000_000]).path,
