@@ -33,6 +33,17 @@ enum TestHooks {
     }
   }
 
+  /// `MARQUEE_TEST_HOLD_CLAIM=<file>`: after claiming an item in the
+  /// store (`ItemClaim`), create `<file>.claimed-<the fingerprint's first 16
+  /// hex digits>` and wait until `<file>` exists, so a test can start other
+  /// runs, or kill this one, while it certainly holds the claim. Runs on a
+  /// worker thread.
+  static func holdClaimIfAsked(_ hash: String) {
+    guard let path = ProcessInfo.processInfo.environment["MARQUEE_TEST_HOLD_CLAIM"], !path.isEmpty else { return }
+    FileManager.default.createFile(atPath: "\(path).claimed-\(hash.prefix(16))", contents: nil)
+    while !FileManager.default.fileExists(atPath: path) { usleep(20_000) }
+  }
+
   static let failPoint = ProcessInfo.processInfo.environment["MARQUEE_TEST_FAIL_AT"].flatMap(FailPoint.init(rawValue:))
 
   /// Throws `InjectedFailure` when `MARQUEE_TEST_FAIL_AT` names `point`.
@@ -48,6 +59,7 @@ enum TestHooks {
   }
   #else
   @inline(__always) static func holdLockIfAsked() async {}
+  @inline(__always) static func holdClaimIfAsked(_ hash: String) {}
   @inline(__always) static func failIfAsked(_ point: FailPoint) throws {}
   @inline(__always) static func crashIfAsked(_ point: CrashPoint) {}
   #endif

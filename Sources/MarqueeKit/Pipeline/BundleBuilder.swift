@@ -496,8 +496,9 @@ struct BuildRun: Sendable {
     let specs = job.banners
     let work = plan.order.compactMap { hash in plan.items[hash]?.first.map { (hash, $0) } }
     let monitorTask = startProgressReporting()
-    let results = await Self.boundedMap(work, limit: options.jobs, budget: budget) { (hash, i) in
-      self.buildObject(spec: specs[i], hash: hash)
+    // A task waiting for another run's claim holds no CPU permit.
+    let results = await Self.boundedMap(work, limit: options.jobs, budget: budget, permits: false) { (hash, i) in
+      self.claimAndBuild(spec: specs[i], hash: hash)
     }
     monitorTask?.cancel()
     for (k, (hash, builtFor)) in work.enumerated() {
@@ -505,7 +506,7 @@ struct BuildRun: Sendable {
         states[i].outcome.seconds = results[k].seconds
         if let record = results[k].record {
           states[i].record = record
-          states[i].outcome.status = .built
+          states[i].outcome.status = results[k].builtByAnotherRun ? .reused : .built
         } else if let failure = results[k].failure {
           // Each item names its own source; a failure that names another
           // file (a poster, a designer's dark picture) keeps it.
@@ -566,6 +567,46 @@ struct BuildRun: Sendable {
     var record: StoredItem?
     var failure: ItemFailure?
     var seconds: Double
+    /// The object was stored by another run while this one waited for its
+    /// claim (`ItemClaim`): reused, nothing encoded here.
+    var builtByAnotherRun = false
+  }
+
+  /// Claims the item's fingerprint in the store (`ItemClaim`), waiting
+  /// while another run encodes it, then reuses what that run stored, or
+  /// builds it under a CPU permit. Runs on a worker thread.
+  ///
+  /// With `--rebuild` the claim only keeps two runs from encoding at once;
+  /// each encodes. A claim that cannot be taken (a read-only store is
+  /// found later anyway) leaves the item to be built unclaimed.
+  private func claimAndBuild(spec: BannerSpec, hash: String) -> BuiltObject {
+    let start = Date()
+    let claim: ItemClaim?
+    do {
+      claim = try ItemClaim.acquire(hash, in: store) {
+        emit(item: spec.id, .encode, .waiting,
+             message: "another run is encoding it (\(hash.prefix(16))); waiting to reuse what it stores")
+      }
+    } catch {
+      emit(.warning, item: spec.id, .store, .warning, message: "cannot claim it in the store (\(error)); building it unclaimed")
+      claim = nil
+    }
+    defer { claim?.release() }
+    if claim != nil { TestHooks.holdClaimIfAsked(hash) }
+    if !options.forceRebuild, let record = store.record(hash), store.isIntact(record) {
+      if !job.settings.allowDamagedSources, let reason = record.health?.failureReason {
+        let failure = ItemFailure(id: spec.id, source: spec.sourceText, error: MarqueeError(.damagedSource, reason), stage: .decode)
+        emitFailure(failure)
+        return BuiltObject(record: nil, failure: failure, seconds: Date().timeIntervalSince(start))
+      }
+      store.touch(hash)
+      let waited = Date().timeIntervalSince(start)
+      emit(item: spec.id, .encode, .reused, duration: waited,
+           message: "reused, built by another run (\(hash.prefix(16))); nothing encoded",
+           fields: ["folder": Self.bundleFolder(spec, hash), "built_by": "another run"])
+      return BuiltObject(record: record, failure: nil, seconds: waited, builtByAnotherRun: true)
+    }
+    return budget.withPermit { buildObject(spec: spec, hash: hash) }
   }
 
   private func buildObject(spec: BannerSpec, hash: String) -> BuiltObject {
@@ -664,9 +705,10 @@ struct BuildRun: Sendable {
   }
 
   /// Maps `items` on worker threads, at most `limit` at a time, keeping
-  /// order; each call of `body` holds one of `budget`'s permits.
+  /// order; each call of `body` holds one of `budget`'s permits, unless
+  /// `permits` is false (then `body` takes one itself when it computes).
   static func boundedMap<T: Sendable, R: Sendable>(
-    _ items: [T], limit: Int, budget: CPUBudget, _ body: @escaping @Sendable (T) -> R
+    _ items: [T], limit: Int, budget: CPUBudget, permits: Bool = true, _ body: @escaping @Sendable (T) -> R
   ) async -> [R] {
     var results = [R?](repeating: nil, count: items.count)
     await withTaskGroup(of: (Int, R).self) { group in
@@ -675,7 +717,7 @@ struct BuildRun: Sendable {
         let i = next
         next += 1
         let item = items[i]
-        group.addTask { (i, await Worker.run { budget.withPermit { body(item) } }) }
+        group.addTask { (i, await Worker.run { permits ? budget.withPermit { body(item) } : body(item) }) }
       }
       while next < min(limit, items.count) { launch() }
       while let (i, r) = await group.next() {

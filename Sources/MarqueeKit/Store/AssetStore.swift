@@ -10,6 +10,7 @@ internal import CFileSystem
 ///   objects/<fingerprint>/files/…       the item's outputs
 ///   tmp/<host>~<pid>~<random>/          items being built, named by their owner
 ///   sources/<key>                       cached source digests
+///   claims/<fingerprint>.lock           who encodes an item (`ItemClaim`)
 /// ```
 ///
 /// An object appears by renaming a finished temporary folder into
@@ -33,8 +34,12 @@ struct AssetStore: Sendable {
   var temporary: URL { root.appendingPathComponent("tmp", isDirectory: true) }
   var sourceDigests: URL { root.appendingPathComponent("sources", isDirectory: true) }
 
+  var claims: URL { root.appendingPathComponent("claims", isDirectory: true) }
+
+  /// `claims` relative to the output root.
+  static let claimsFolder = ".marquee/store/claims"
   /// The store's folders relative to the output root.
-  static let folders = [".marquee/store/objects", ".marquee/store/tmp", ".marquee/store/sources"]
+  static let folders = [".marquee/store/objects", ".marquee/store/tmp", ".marquee/store/sources", claimsFolder]
 
   /// Creates the store's folders, refusing a symbolic link or a file at
   /// any of them (`FileSystem.prepareOwnedFolders`).
@@ -214,6 +219,14 @@ struct AssetStore: Sendable {
         discard(name)
         count += 1
       }
+    }
+    // Claims of objects that are gone, not claimed for as long (a claim
+    // is touched whenever it is taken).
+    for name in FileSystem.list(claims) where name.hasSuffix(".lock") {
+      let url = claims.appendingPathComponent(name)
+      guard FileSystem.identity(object(String(name.dropLast(5)))) == nil,
+            let id = FileSystem.identity(url), now.timeIntervalSince1970 - Double(id.modified) / 1e9 > maxAge else { continue }
+      FileSystem.remove(url)
     }
     // Cached source digests of files not seen for as long.
     for name in FileSystem.list(sourceDigests) {
