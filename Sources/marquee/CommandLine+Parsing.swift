@@ -40,6 +40,8 @@ struct BuildArguments {
   var output = OutputOptions()
   /// `merge`: publish what the shards stored, encode nothing.
   var merge = false
+  /// `--check`: say what a build would change, write nothing.
+  var check = false
 }
 
 /// `marquee nginx-config`.
@@ -126,12 +128,23 @@ enum ArgumentParser {
       case "--allow-partial": b.allowPartial = true
       case "--wait": b.wait = true
       case "--rebuild": b.rebuild = true
+      case "--check": b.check = true
       default:
         job = try cursor.positional(arg, existing: job, what: "job file")
       }
     }
     guard let j = job else { throw UsageError(message: "\(first) needs a job file, e.g. marquee \(first) Pipelines/demo.json", command: first) }
     b.job = j
+    if b.check {
+      if b.merge {
+        throw UsageError(message: "--check belongs to build: `marquee build <job> --check` says whether a build would change the bundle", command: first)
+      }
+      let refused = [("--shard", b.shard != nil), ("--rebuild", b.rebuild), ("--wait", b.wait), ("--allow-partial", b.allowPartial)]
+        .filter(\.1).map(\.0)
+      if !refused.isEmpty {
+        throw UsageError(message: "--check writes nothing and takes no lock: \(refused.joined(separator: ", ")) belong to a build that does", command: first)
+      }
+    }
     if b.merge && (b.jobs != nil || b.shard != nil || b.rebuild) {
       throw UsageError(message: "merge encodes nothing: --jobs, --shard and --rebuild belong to build", command: first)
     }

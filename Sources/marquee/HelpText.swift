@@ -19,6 +19,21 @@ enum HelpText {
       4  I/O error: the output cannot be written (disk full, permissions)
     """
 
+  /// `build`'s exit codes: `exitCodes` with what they mean for `--check`.
+  static let buildExitCodes = """
+    Exit codes:
+      0  every item was built (or reused) and the bundle published;
+         --check: a build would change nothing
+      1  some items failed (the previous bundle is kept unless --allow-partial),
+         the bundle fails verification, or it is over its size budget
+         (max_bundle_mb, max_item_mb; the previous bundle is kept);
+         --check: a build would change the bundle or the store, fail, or be
+         over the size budget
+      2  usage error, or the job file is invalid
+      3  the bundle is locked by another run (use --wait to wait for it)
+      4  I/O error: the output cannot be written (disk full, permissions)
+    """
+
   static let main = """
     marquee: turns a batch job file into a carousel-ready banner bundle
     (H.264/AAC HLS + MP4 with fixed keyframes, covers, dark variants,
@@ -28,6 +43,7 @@ enum HelpText {
       marquee init <media-folder> [--name NAME] [--out FILE]
       marquee build <job.json> [--out DIR] [--jobs N] [--allow-partial] [--wait]
                     [--shard i/n] [--rebuild] [--quiet] [--verbose] [--log-format text|plain|json]
+      marquee build <job.json> --check [--out DIR] [--jobs N] [--quiet] [--log-format …]
       marquee merge <job.json> --out DIR [--allow-partial] [--wait] [--log-format …]
       marquee verify <bundle> [--quiet] [--log-format …]
       marquee validate <job.json> [--log-format …]
@@ -41,7 +57,8 @@ enum HelpText {
                      (types from the content, ids from the file names).
       build          Build the job into <out>/<job name>/ (default out: ./Output);
                      unchanged items are reused, the bundle is verified and
-                     switched into place atomically.
+                     switched into place atomically. With --check: say whether
+                     a build would change anything, writing nothing (for CI).
       merge          Verify and publish a bundle whose items `build --shard` built.
       verify         Re-check a built bundle from its files (playlists, segments,
                      covers, images, banners.json); lists every violation.
@@ -55,13 +72,15 @@ enum HelpText {
     Output: live progress on a terminal, plain lines otherwise, or one JSON
     object per line with --log-format json. NO_COLOR turns colours off.
 
-    \(exitCodes)
+    \(buildExitCodes)
 
     """
 
   static let build = """
     Usage: marquee build <job.json> [--out DIR] [--jobs N] [--allow-partial] [--wait]
                          [--shard i/n] [--rebuild] [--quiet] [--verbose] [--log-format text|plain|json]
+           marquee build <job.json> --check [--out DIR] [--jobs N] [--quiet] [--verbose]
+                         [--log-format text|plain|json]
 
     Builds every banner of the job into <out>/<name>/. Each item's outputs are
     stored by a hash of its source and settings (<out>/.marquee/store), so an
@@ -85,15 +104,26 @@ enum HelpText {
                             store of --out, publish nothing; `marquee merge` publishes.
       --rebuild             Encode every item again instead of reusing stored outputs
                             (after changing Marquee's code without a new version).
-      -q, --quiet           Print warnings and errors only.
+      --check               Write nothing: hash the sources as a build would and
+                            compare with the store and the published bundle. One
+                            line per item (ok, would build: <why>, would publish:
+                            <why>, would remove), then what else would change
+                            (banners.json, the size budget) and a summary. Exit 0
+                            when a build would change nothing, 1 when it would.
+                            Takes no lock and encodes nothing; not with --shard,
+                            --rebuild, --wait or --allow-partial.
+      -q, --quiet           Print warnings and errors only (with --check: what would
+                            change).
       -v, --verbose         Also print FFmpeg's warnings (JSON lines with stage "ffmpeg"
                             under --log-format json) and debug events.
       --log-format FORMAT   text (default: live progress on a terminal, plain lines
                             otherwise), plain, or json (one object per line on stdout:
                             time, level, item, stage, event, duration, error,
-                            message, …).
+                            message, …; --check: stage "check", events ok,
+                            would_build, would_publish, would_remove, would_change,
+                            budget, summary).
 
-    \(exitCodes)
+    \(buildExitCodes)
 
     """
 

@@ -72,6 +72,8 @@ struct Marquee {
         Console.shared.err("error: \(error)\n")
         return ExitCode(for: error)
       }
+    case .build(let arguments) where arguments.check:
+      return await CheckCommand(arguments: arguments).run()
     case .build(let arguments):
       return await BuildCommand(arguments: arguments).run()
     case .verify(let bundle, let output):

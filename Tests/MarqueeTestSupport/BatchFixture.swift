@@ -56,14 +56,14 @@ public struct BatchFixture {
 
   public func remove() { try? FileManager.default.removeItem(at: dir) }
 
-  /// A 1 s, 320x240, 25 fps H.264 clip from libavfilter's `testsrc2`,
-  /// its hue turned by `hue` degrees so clips differ; with a tone unless
-  /// `tone` is nil.
+  /// A 1 s, 320x240 (or `size`), 25 fps H.264 clip from libavfilter's
+  /// `testsrc2`, its hue turned by `hue` degrees so clips differ; with a
+  /// tone unless `tone` is nil.
   @discardableResult
-  public func clip(_ name: String, hue: Int = 0, tone: Int? = 440, seconds: Double = 1) throws -> URL {
+  public func clip(_ name: String, hue: Int = 0, tone: Int? = 440, seconds: Double = 1, size: String = "320x240") throws -> URL {
     let url = dir.appendingPathComponent(name)
     try SyntheticMedia.writeClip(
-      .init(video: "testsrc2=size=320x240:rate=25,hue=h=\(hue)", frameRate: Rational(25, 1), duration: seconds, toneHz: tone),
+      .init(video: "testsrc2=size=\(size):rate=25,hue=h=\(hue)", frameRate: Rational(25, 1), duration: seconds, toneHz: tone),
       to: url.path)
     return url
   }

@@ -178,6 +178,51 @@ enum FileSystem {
     return identity(values)
   }
 
+  /// The entry names of the folder `relative` under `root` (`""`: `root`
+  /// itself), sorted, reached with no symbolic link followed on the way or
+  /// at the folder itself (`marquee_open_beneath`); `nil` when it is
+  /// missing, a link, passes through one, or is not a folder. Reads only.
+  static func ownedEntries(root: URL, _ relative: String) -> [String]? {
+    let fd = relative.isEmpty
+      ? marquee_open_directory(root.path)
+      : marquee_open_beneath(root.path, relative, O_RDONLY | O_DIRECTORY, 0, 0)
+    guard fd >= 0 else { return nil }
+    guard let folder = fdopendir(fd) else {
+      close(fd)
+      return nil
+    }
+    defer { closedir(folder) }
+    var names: [String] = []
+    while let entry = readdir(folder) {
+      let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+        String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+      }
+      if name != "." && name != ".." { names.append(name) }
+    }
+    return names.sorted()
+  }
+
+  /// Every entry under the folder `relative` of `root` (`""`: `root`
+  /// itself), by path relative to that folder, with what `lstat` says of
+  /// it: folders are entered only when they are real folders, so no
+  /// symbolic link is followed; `nil` when the folder itself cannot be
+  /// listed (`ownedEntries`). Reads only.
+  static func ownedTree(root: URL, _ relative: String) -> [String: Identity]? {
+    guard let top = ownedEntries(root: root, relative) else { return nil }
+    var result: [String: Identity] = [:]
+    var pending = top.map { (path: $0, depth: 1) }
+    while let next = pending.popLast() {
+      let full = relative.isEmpty ? next.path : relative + "/" + next.path
+      guard let id = ownedIdentity(root: root, full) else { continue }
+      result[next.path] = id
+      // Bundles are a few folders deep; a deeper tree is not Marquee's.
+      if id.isDirectory && next.depth < 16 {
+        for name in ownedEntries(root: root, full) ?? [] { pending.append((next.path + "/" + name, next.depth + 1)) }
+      }
+    }
+    return result
+  }
+
   /// The bytes of a regular file `relative` under `root`, reached without
   /// following a symbolic link (`ReadableFile.open(_:beneath:)`), at most
   /// `limit` bytes.
@@ -210,8 +255,7 @@ enum FileSystem {
           let code = errno
           let full = root.appendingPathComponent(path).path
           if code == ELOOP || code == ENOTDIR {
-            throw MarqueeError.store("\(full) is a symbolic link or not a folder: Marquee keeps its state in real folders and follows no link there (remove it)",
-                             isIO: true)
+            throw MarqueeError.store(notAnOwnedFolder(full), isIO: true)
           }
           throw failure("cannot create", full, code)
         }
@@ -219,6 +263,30 @@ enum FileSystem {
         parent = fd
       }
     }
+  }
+
+  /// Why a path Marquee keeps its state in cannot be used.
+  private static func notAnOwnedFolder(_ path: String) -> String {
+    "\(path) is a symbolic link or not a folder: Marquee keeps its state in real folders and follows no link there (remove it)"
+  }
+
+  /// What `prepareOwnedFolders` would refuse among `relatives` under
+  /// `root`, found without creating or opening anything for writing: the
+  /// first component that exists and is a symbolic link or not a folder
+  /// (a missing one is fine: a build creates it), in the words of
+  /// `prepareOwnedFolders`; `nil` when there is none.
+  static func ownedFolderProblem(root: URL, _ relatives: [String]) -> String? {
+    for relative in relatives {
+      var path = ""
+      for component in relative.split(separator: "/").map(String.init) {
+        path = path.isEmpty ? component : path + "/" + component
+        guard let id = ownedIdentity(root: root, path) else { break }
+        if !id.isDirectory {
+          return notAnOwnedFolder(root.appendingPathComponent(path).path)
+        }
+      }
+    }
+    return nil
   }
 
   /// Opens (creating it if missing) the regular file `relative` under

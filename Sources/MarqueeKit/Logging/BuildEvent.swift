@@ -51,6 +51,9 @@ public struct BuildEvent: Sendable, Equatable {
     case publish
     /// A message of FFmpeg's own libraries (`--verbose`), passed on as it is.
     case ffmpeg
+    /// `build --check`: comparing what a build would publish with the
+    /// published bundle and the store, writing nothing.
+    case check
   }
 
   /// What happened.
@@ -59,6 +62,17 @@ public struct BuildEvent: Sendable, Equatable {
     case waiting, acquired, removed, violation, published, notPublished = "not_published", summary
     /// A library's log line (stage `ffmpeg`).
     case log
+    /// `build --check` (stage `check`): an item a build would leave as it
+    /// is (`ok`), encode (`would_build`), take from the store into the
+    /// bundle (`would_publish`) or drop from it (`would_remove`); another
+    /// part of the bundle it would rewrite (`would_change`); how the
+    /// bundle stands against its size budget (`budget`).
+    case ok
+    case wouldBuild = "would_build"
+    case wouldPublish = "would_publish"
+    case wouldRemove = "would_remove"
+    case wouldChange = "would_change"
+    case budget
   }
 
   /// When it happened.

@@ -69,6 +69,10 @@ struct BuildRun: Sendable {
     store = AssetStore(outputRoot: root)
   }
 
+  /// The folders of Marquee's state a run creates and checks under the
+  /// output root (`FileSystem.prepareOwnedFolders`).
+  static let ownedFolders = AssetStore.folders + [".marquee/staging", ".marquee/locks"]
+
   var publisher: BundlePublisher { BundlePublisher(root: root, bundle: bundle, jobName: job.name) }
 
   func emit(_ event: BuildEvent) { options.onEvent?(event) }
@@ -99,7 +103,7 @@ struct BuildRun: Sendable {
   func execute() async throws(MarqueeError) -> BuildReport {
     let started = Date()
     do {
-      try FileSystem.prepareOwnedFolders(root: root, AssetStore.folders + [".marquee/staging", ".marquee/locks"])
+      try FileSystem.prepareOwnedFolders(root: root, Self.ownedFolders)
     } catch {
       throw MarqueeError(.writeFailed, "cannot prepare the output root: \(error)")
     }
@@ -365,10 +369,10 @@ struct BuildRun: Sendable {
     }
   }
 
-  /// An item's fingerprint, or why its source (or poster) cannot be hashed.
-  enum Fingerprinting: Sendable {
-    case done(ItemFingerprint)
-    case failed(ItemFailure)
+  /// The planner of this run (`ItemPlanner`, shared with `check`).
+  var planner: ItemPlanner {
+    ItemPlanner(job: job, store: store, jobs: options.jobs, budget: budget,
+                forceRebuild: options.forceRebuild && options.mode != .merge)
   }
 
   /// Fingerprints the selected items and builds those not in the store.
@@ -378,46 +382,13 @@ struct BuildRun: Sendable {
       ItemState(index: i, spec: spec, outcome: ItemOutcome(id: spec.id, kind: spec.kind, status: .skipped), record: nil)
     }
     let selected = specs.indices.filter { shard?.contains(itemIndex: $0) ?? true }
-    let fingerprints = await fingerprint(selected)
-    let plan = reuseOrPlan(selected, fingerprints: fingerprints, states: &states)
+    let hashStart = Date()
+    let plans = await planner.plan(selected)
+    emit(.debug, .hash, .finished, duration: Date().timeIntervalSince(hashStart), message: "\(selected.count) item(s) fingerprinted")
+    let plan = reuseOrPlan(plans, states: &states)
     await build(plan, states: &states)
     for i in selected { describeRecord(of: &states[i]) }
     return states
-  }
-
-  /// The fingerprints of items `selected` (indices into the job's banners),
-  /// on worker threads.
-  private func fingerprint(_ selected: [Int]) async -> [Fingerprinting] {
-    let specs = job.banners
-    let settings = job.settings
-    let store = self.store
-    let hashStart = Date()
-    let fingerprints = await Self.boundedMap(selected, limit: options.jobs, budget: budget) { i -> Fingerprinting in
-      let spec = specs[i]
-      let digest: String
-      do throws(MarqueeError) { digest = try store.sourceDigest(spec.source, maxFileSize: settings.maxFileSize) } catch {
-        return .failed(ItemFailure(id: spec.id, source: spec.sourceText, error: error.withFileInMessage(), stage: .hash))
-      }
-      var posterDigest: String?
-      if case .image(let poster, let posterText) = spec.cover {
-        do throws(MarqueeError) { posterDigest = try store.sourceDigest(poster, maxFileSize: settings.maxFileSize) } catch {
-          return .failed(ItemFailure(id: spec.id, source: posterText,
-                                      error: error.withFileInMessage(after: "the poster (cover.image): "), stage: .hash))
-        }
-      }
-      var darkDigest: String?
-      if case .image(let picture, let pictureText) = spec.dark {
-        do throws(MarqueeError) { darkDigest = try store.sourceDigest(picture, maxFileSize: settings.maxFileSize) } catch {
-          return .failed(ItemFailure(id: spec.id, source: pictureText,
-                                      error: error.withFileInMessage(after: "the designer's dark picture (dark.image): "),
-                                      stage: .hash))
-        }
-      }
-      return .done(ItemFingerprint(spec: spec, settings: settings, sourceDigest: digest, posterDigest: posterDigest,
-                                   darkDigest: darkDigest))
-    }
-    emit(.debug, .hash, .finished, duration: Date().timeIntervalSince(hashStart), message: "\(selected.count) item(s) fingerprinted")
-    return fingerprints
   }
 
   /// The fingerprints to build, each once, in job order, with the items
@@ -425,83 +396,81 @@ struct BuildRun: Sendable {
   struct BuildPlan {
     var order: [String] = []
     var items: [String: [Int]] = [:]
+    var fingerprints: [String: ItemFingerprint] = [:]
   }
 
-  /// Reuses what the store has intact (the state says `.reused`), fails
-  /// what cannot be fingerprinted (or, in `merge`, is not stored), and
+  /// Acts on each item's plan: reuses what the store has intact (touched,
+  /// so pruning keeps it; the state says `.reused`), fails what cannot be
+  /// fingerprinted or was stored from a damaged source the job does not
+  /// allow (or, in `merge`, is not stored), discards a damaged object, and
   /// plans the rest, grouped by fingerprint.
-  private func reuseOrPlan(_ selected: [Int], fingerprints: [Fingerprinting], states: inout [ItemState]) -> BuildPlan {
+  private func reuseOrPlan(_ plans: [ItemPlan], states: inout [ItemState]) -> BuildPlan {
     var plan = BuildPlan()
-    for (n, i) in selected.enumerated() {
-      let spec = job.banners[i]
-      switch fingerprints[n] {
-      case .failed(let failure):
-        states[i].fail(failure)
-        emitFailure(failure)
-      case .done(let fp):
-        states[i].outcome.fingerprint = fp.hash
-        states[i].outcome.folder = Self.bundleFolder(spec, fp.hash)
-        if reuse(fp, for: &states[i]) { continue }
-        if options.mode == .merge {
-          let failure = ItemFailure(
-            id: spec.id, source: spec.sourceText,
-            error: MarqueeError(.notStored, "not in the store (\(fp.shortHash)): no shard has built it; run every `marquee build --shard i/n` first"),
-            stage: .store)
+    var discarded: Set<String> = []
+    for item in plans {
+      let i = item.index, spec = item.spec
+      guard let fp = item.fingerprint else {
+        if case .unreadable(let failure) = item.decision {
           states[i].fail(failure)
           emitFailure(failure)
-          continue
         }
-        if plan.items[fp.hash] == nil { plan.order.append(fp.hash) }
-        plan.items[fp.hash, default: []].append(i)
+        continue
       }
+      states[i].outcome.fingerprint = fp.hash
+      states[i].outcome.folder = item.folder
+      switch item.decision {
+      case .unreadable(let failure), .refuse(let failure):
+        states[i].fail(failure)
+        emitFailure(failure)
+        continue
+      case .reuse(let record):
+        store.touch(fp.hash)
+        states[i].record = record
+        states[i].outcome.status = .reused
+        emit(item: spec.id, .encode, .reused, duration: 0,
+             message: "unchanged (\(fp.shortHash)); nothing encoded", fields: ["folder": item.folder ?? ""])
+        continue
+      case .damaged:
+        // Items sharing the fingerprint share the object: discarded once.
+        if discarded.insert(fp.hash).inserted {
+          emit(.warning, item: spec.id, .store, .warning, message: "store object \(fp.shortHash) is damaged; building it again")
+          store.discard(fp.hash)
+        }
+      case .build:
+        break
+      }
+      if options.mode == .merge {
+        let failure = ItemFailure(
+          id: spec.id, source: spec.sourceText,
+          error: MarqueeError(.notStored, "not in the store (\(fp.shortHash)): no shard has built it; run every `marquee build --shard i/n` first"),
+          stage: .store)
+        states[i].fail(failure)
+        emitFailure(failure)
+        continue
+      }
+      if plan.items[fp.hash] == nil {
+        plan.order.append(fp.hash)
+        plan.fingerprints[fp.hash] = fp
+      }
+      plan.items[fp.hash, default: []].append(i)
     }
     return plan
-  }
-
-  /// Takes the stored object of `fp` for the item when it is there and
-  /// intact (and no rebuild is asked for); a damaged one is discarded.
-  ///
-  /// An object built from a damaged source under `allow_damaged_sources`
-  /// records the source's health, and the setting is not in the
-  /// fingerprint: without the setting the item fails here as its build
-  /// would (`decode failed: … the source is damaged: …`), from that record,
-  /// and the object stays for a job that allows it.
-  /// - Returns: whether the item is settled (reused, or failed so): false
-  ///   when it must be built.
-  private func reuse(_ fp: ItemFingerprint, for state: inout ItemState) -> Bool {
-    guard let record = store.record(fp.hash), !(options.forceRebuild && options.mode != .merge) else { return false }
-    guard store.isIntact(record) else {
-      emit(.warning, item: state.spec.id, .store, .warning, message: "store object \(fp.shortHash) is damaged; building it again")
-      store.discard(fp.hash)
-      return false
-    }
-    if !job.settings.allowDamagedSources, let reason = record.health?.failureReason {
-      let failure = ItemFailure(id: state.spec.id, source: state.spec.sourceText,
-                                error: MarqueeError(.damagedSource, reason), stage: .decode)
-      state.fail(failure)
-      emitFailure(failure)
-      return true
-    }
-    store.touch(fp.hash)
-    state.record = record
-    state.outcome.status = .reused
-    emit(item: state.spec.id, .encode, .reused, duration: 0,
-         message: "unchanged (\(fp.shortHash)); nothing encoded", fields: ["folder": state.outcome.folder ?? ""])
-    return true
   }
 
   /// Builds each planned fingerprint once, on worker threads, and gives
   /// every item that shares it the result.
   private func build(_ plan: BuildPlan, states: inout [ItemState]) async {
     let specs = job.banners
-    let work = plan.order.compactMap { hash in plan.items[hash]?.first.map { (hash, $0) } }
+    let work = plan.order.compactMap { hash in
+      plan.items[hash]?.first.flatMap { i in plan.fingerprints[hash].map { (hash, i, $0) } }
+    }
     let monitorTask = startProgressReporting()
     // A task waiting for another run's claim holds no CPU permit.
-    let results = await Self.boundedMap(work, limit: options.jobs, budget: budget, permits: false) { (hash, i) in
-      self.claimAndBuild(spec: specs[i], hash: hash)
+    let results = await ItemPlanner.boundedMap(work, limit: options.jobs, budget: budget, permits: false) { (_, i, fp) in
+      self.claimAndBuild(spec: specs[i], fingerprint: fp)
     }
     monitorTask?.cancel()
-    for (k, (hash, builtFor)) in work.enumerated() {
+    for (k, (hash, builtFor, _)) in work.enumerated() {
       for i in plan.items[hash] ?? [] {
         states[i].outcome.seconds = results[k].seconds
         if let record = results[k].record {
@@ -555,12 +524,6 @@ struct BuildRun: Sendable {
     return fields
   }
 
-  /// The bundle folder of an item's outputs: readable, and naming its
-  /// content, so its URLs are immutable.
-  static func bundleFolder(_ spec: BannerSpec, _ hash: String) -> String {
-    "\(spec.kind == .video ? "videos" : "images")/\(spec.id)-\(hash.prefix(16))"
-  }
-
   /// Builds one item into a store temporary folder, checks its outputs and
   /// commits it. Runs on a worker thread.
   struct BuiltObject: Sendable {
@@ -579,7 +542,8 @@ struct BuildRun: Sendable {
   /// With `--rebuild` the claim only keeps two runs from encoding at once;
   /// each encodes. A claim that cannot be taken (a read-only store is
   /// found later anyway) leaves the item to be built unclaimed.
-  private func claimAndBuild(spec: BannerSpec, hash: String) -> BuiltObject {
+  private func claimAndBuild(spec: BannerSpec, fingerprint: ItemFingerprint) -> BuiltObject {
+    let hash = fingerprint.hash
     let start = Date()
     let claim: ItemClaim?
     do {
@@ -603,13 +567,14 @@ struct BuildRun: Sendable {
       let waited = Date().timeIntervalSince(start)
       emit(item: spec.id, .encode, .reused, duration: waited,
            message: "reused, built by another run (\(hash.prefix(16))); nothing encoded",
-           fields: ["folder": Self.bundleFolder(spec, hash), "built_by": "another run"])
+           fields: ["folder": ItemPlanner.bundleFolder(spec, hash), "built_by": "another run"])
       return BuiltObject(record: record, failure: nil, seconds: waited, builtByAnotherRun: true)
     }
-    return budget.withPermit { buildObject(spec: spec, hash: hash) }
+    return budget.withPermit { buildObject(spec: spec, fingerprint: fingerprint) }
   }
 
-  private func buildObject(spec: BannerSpec, hash: String) -> BuiltObject {
+  private func buildObject(spec: BannerSpec, fingerprint: ItemFingerprint) -> BuiltObject {
+    let hash = fingerprint.hash
     let start = Date()
     emit(item: spec.id, .encode, .started, message: "\(spec.kind.rawValue) \(spec.sourceText)")
     var scratch: URL? = nil
@@ -636,6 +601,7 @@ struct BuildRun: Sendable {
                                   summary: product.summary, files: try FileSystem.files(under: produced),
                                   buildSeconds: encoded)
       record.health = health
+      record.inputs = fingerprint.inputs
       let verifyStart = Date()
       let violations = verifyObject(record, spec: spec, filesRoot: produced, scratch: folder,
                                     judged: product.darkJudgements, decoded: product.decodedFiles)
@@ -668,7 +634,7 @@ struct BuildRun: Sendable {
   /// already decoded that picture (`decoded`, ``DecodedFiles``).
   private func verifyObject(_ record: StoredItem, spec: BannerSpec, filesRoot: URL, scratch: URL,
                             judged: DarkJudgements, decoded: DecodedFiles) -> [Violation] {
-    let files = AssetFiles(root: filesRoot, displayPrefix: Self.bundleFolder(spec, record.hash))
+    let files = AssetFiles(root: filesRoot, displayPrefix: ItemPlanner.bundleFolder(spec, record.hash))
     let assets = record.verification(id: spec.id, autoplay: spec.autoplay, muted: spec.muted)
     if let video = assets.video {
       var verifier = VideoAssetVerifier(assets: video, files: files, decode: true, scratch: scratch)
@@ -702,29 +668,5 @@ struct BuildRun: Sendable {
         }
       }
     }
-  }
-
-  /// Maps `items` on worker threads, at most `limit` at a time, keeping
-  /// order; each call of `body` holds one of `budget`'s permits, unless
-  /// `permits` is false (then `body` takes one itself when it computes).
-  static func boundedMap<T: Sendable, R: Sendable>(
-    _ items: [T], limit: Int, budget: CPUBudget, permits: Bool = true, _ body: @escaping @Sendable (T) -> R
-  ) async -> [R] {
-    var results = [R?](repeating: nil, count: items.count)
-    await withTaskGroup(of: (Int, R).self) { group in
-      var next = 0
-      func launch() {
-        let i = next
-        next += 1
-        let item = items[i]
-        group.addTask { (i, await Worker.run { permits ? budget.withPermit { body(item) } : body(item) }) }
-      }
-      while next < min(limit, items.count) { launch() }
-      while let (i, r) = await group.next() {
-        results[i] = r
-        if next < items.count { launch() }
-      }
-    }
-    return results.compactMap { $0 }
   }
 }

@@ -31,20 +31,34 @@ struct BundleAssembler: Sendable {
   ///   (`isIO` for a full disk and the like) or banners.json is invalid.
   func assemble(_ items: [Item], into staging: URL) throws(MarqueeError) -> Summary {
     try FileSystem.makeDirectory(staging)
-    var entries: [ManifestEntry] = []
     var fileCount = 0
-    for item in items {
-      fileCount += try link(item, into: staging)
-      entries.append(try item.record.entry(for: item.spec, folder: item.folder))
+    for item in items { fileCount += try link(item, into: staging) }
+    let manifest = try self.manifest(items)
+    for (name, data) in Self.fixedFiles.sorted(by: { $0.key < $1.key }) {
+      try FileSystem.writeAtomically(data, to: staging.appendingPathComponent(name))
     }
-    let manifest: Data
-    do { manifest = try ManifestEmitter(baseURL: baseURL, surfaces: surfaces).render(entries) } catch {
+    try FileSystem.writeAtomically(manifest, to: staging.appendingPathComponent("banners.json"))
+    return Summary(items: items.count, files: fileCount)
+  }
+
+  /// The bytes of the bundle's banners.json for `items`, in their order:
+  /// what `assemble` writes, and what `build --check` compares the
+  /// published one with.
+  ///
+  /// - Throws: `MarqueeError` when a record does not match its item's kind
+  ///   or banners.json is invalid.
+  func manifest(_ items: [Item]) throws(MarqueeError) -> Data {
+    var entries: [ManifestEntry] = []
+    for item in items { entries.append(try item.record.entry(for: item.spec, folder: item.folder)) }
+    do { return try ManifestEmitter(baseURL: baseURL, surfaces: surfaces).render(entries) } catch {
       throw MarqueeError.store("banners.json cannot be written: \(error)")
     }
-    try FileSystem.writeAtomically(Data(NginxDarkThemeRule.text.utf8), to: staging.appendingPathComponent(NginxDarkThemeRule.fileName))
-    try FileSystem.writeAtomically(manifest, to: staging.appendingPathComponent("banners.json"))
-    return Summary(items: entries.count, files: fileCount)
   }
+
+  /// The files of a bundle besides the items' folders, by name, with the
+  /// bytes `assemble` gives them (banners.json aside): what `build
+  /// --check` compares the published ones with.
+  static let fixedFiles: [String: Data] = [NginxDarkThemeRule.fileName: Data(NginxDarkThemeRule.text.utf8)]
 
   /// Links one item's stored files; returns how many.
   private func link(_ item: Item, into staging: URL) throws(MarqueeError) -> Int {

@@ -56,6 +56,18 @@ struct SizeBudget: Sendable, Equatable {
     return Weight(bundleBytes: total, items: items.map { ($0.id, byFolder[$0.folder] ?? 0) })
   }
 
+  /// What a bundle of stored items would weigh, without staging it (`build
+  /// --check`): the files `weigh` counts, each item's folder holding
+  /// exactly its stored files (`StoredItem.totalBytes`, hard-linked as
+  /// they are), plus banners.json.
+  ///
+  /// - Parameters:
+  ///   - manifestBytes: the size of the banners.json a build would write.
+  ///   - items: each item's id and the bytes of its stored files.
+  static func weight(manifestBytes: Int64, items: [(id: String, bytes: Int64)]) -> Weight {
+    Weight(bundleBytes: items.reduce(manifestBytes) { $0 + $1.bytes }, items: items)
+  }
+
   /// Why `weight` is over this budget, in one line: by how much the bundle
   /// and each item over its budget is over, and the largest items (at most
   /// three); nil when it fits.

@@ -63,6 +63,33 @@ struct AssetStore: Sendable {
     return record
   }
 
+  /// What the store holds for a fingerprint, as a build judges it before
+  /// reusing it; reads only (a build then discards a damaged object and
+  /// touches a reused one, a check leaves both as they are).
+  enum Lookup: Sendable {
+    /// No complete object of that fingerprint (or an unreadable record).
+    case absent
+    /// An object whose files changed since it was stored (`isIntact`).
+    case damaged(StoredItem)
+    /// An object with every file as it was stored.
+    case intact(StoredItem)
+  }
+
+  /// The object of `hash` and whether its files are intact.
+  func lookup(_ hash: String) -> Lookup {
+    guard let record = record(hash) else { return .absent }
+    return isIntact(record) ? .intact(record) : .damaged(record)
+  }
+
+  /// The fingerprints of the stored objects whose names start with
+  /// `prefix` (an item folder's 16 hex digits), read without following a
+  /// link; `[]` when there is no store.
+  func hashes(withPrefix prefix: String) -> [String] {
+    guard !prefix.isEmpty, prefix.allSatisfy({ $0.isHexDigit }) else { return [] }
+    return (FileSystem.ownedEntries(root: outputRoot, ".marquee/store/objects") ?? [])
+      .filter { $0.count == 64 && $0.hasPrefix(prefix) && $0.allSatisfy({ $0.isHexDigit }) }
+  }
+
   /// Whether every file of the record is still there with its recorded size
   /// and modification time (bundles hard-link store files, so a bundle file
   /// edited in place would edit the store's too).
@@ -147,11 +174,14 @@ struct AssetStore: Sendable {
   /// `maxFileSize` before a byte is hashed; the identity and the bytes come
   /// from that one descriptor.
   ///
+  /// - Parameter updatingCache: `false` reads the cache but writes nothing
+  ///   (no new entry, no touch): `build --check`, which writes nothing
+  ///   under the output root.
   /// - Throws: `MarqueeError` (`.unreadableSource`, `.limitExceeded`; not
   ///   an I/O error of the output) whose text is the reason alone (`file not
   ///   found`, `not a regular file (a FIFO)`, the size limit) when the
   ///   source cannot be used, the `MediaIOError` its cause.
-  func sourceDigest(_ url: URL, maxFileSize: Int64 = .max) throws(MarqueeError) -> String {
+  func sourceDigest(_ url: URL, maxFileSize: Int64 = .max, updatingCache: Bool = true) throws(MarqueeError) -> String {
     let file: ReadableFile
     do {
       file = try ReadableFile.open(path: url.path)
@@ -164,6 +194,7 @@ struct AssetStore: Sendable {
     if let data = try? FileSystem.readOwnedFile(root: outputRoot, ".marquee/store/sources/\(key)", limit: 64),
        let cached = String(data: data, encoding: .utf8), cached.count == 64,
        cached.allSatisfy({ $0.isHexDigit }) {
+      guard updatingCache else { return cached }
       try? FileManager.default.setAttributes([.modificationDate: Date()],
                                              ofItemAtPath: sourceDigests.appendingPathComponent(key).path)
       return cached
@@ -173,7 +204,7 @@ struct AssetStore: Sendable {
       throw MarqueeError(.unreadableSource, "cannot read: \(error.reason)", cause: error)
     }
     let age = Date().timeIntervalSince1970 - Double(id.modified) / 1e9
-    if age > 2 { try? FileSystem.writeAtomically(Data(digest.utf8), to: sourceDigests.appendingPathComponent(key)) }
+    if age > 2 && updatingCache { try? FileSystem.writeAtomically(Data(digest.utf8), to: sourceDigests.appendingPathComponent(key)) }
     return digest
   }
 

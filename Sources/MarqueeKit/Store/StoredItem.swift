@@ -83,6 +83,19 @@ struct StoredItem: Codable, Sendable, Equatable {
   /// The item's placeholder (`Placeholder`); absent in records written
   /// before it existed (output format 7 and older, never reused now).
   var placeholder: Placeholder? = nil
+  /// What the fingerprint was made of (`ItemFingerprint.inputs`), so a
+  /// later `build --check` can say whether the source or a setting
+  /// changed (`ItemFingerprint.changes(since:)`); absent in records
+  /// written before it existed.
+  var inputs: Inputs? = nil
+
+  /// The inputs of an item's fingerprint besides the fixed text around
+  /// them: the source's SHA-256 and the canonical settings text (which
+  /// holds the poster's and the designer's dark picture's digests).
+  struct Inputs: Codable, Sendable, Equatable {
+    var sourceDigest: String
+    var settings: String
+  }
 
   var totalBytes: Int64 { files.reduce(0) { $0 + $1.size } }
 
