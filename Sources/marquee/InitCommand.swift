@@ -17,6 +17,10 @@ struct InitCommand {
     let jobFolder = jobFile?.deletingLastPathComponent() ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
     do throws(MarqueeError) {
       if let jobFile { try JobTemplate.checkNew(jobFile) }
+      var isFolder: ObjCBool = false
+      if jobFile != nil, !(FileManager.default.fileExists(atPath: jobFolder.path, isDirectory: &isFolder) && isFolder.boolValue) {
+        throw MarqueeError(.usage, "\(jobFolder.relativePath), the folder of --out \(arguments.out ?? ""), does not exist; create it first")
+      }
       // Printed into a file of the folder itself (`> media/job.json`), the
       // job file exists, empty, before init runs: leave it out.
       var ignoring: [MediaFolderScanner.FileID: String] = [:]
@@ -39,7 +43,9 @@ struct InitCommand {
       let template = try JobTemplate.make(mediaFolder: media, jobFolder: jobFolder, name: arguments.name, ignoring: ignoring)
       for note in template.skipped { Console.shared.err("note: \(LogLine.printable(note.file)): skipped: \(LogLine.printable(note.text))\n") }
       for note in template.notes { Console.shared.err("note: \(LogLine.printable(note.file)): \(LogLine.printable(note.text))\n") }
-      let document = try template.document(fileName: jobFile?.lastPathComponent ?? "job.json")
+      // Messages about the job name the file it is written to; a printed
+      // job has no name yet.
+      let document = try template.document(fileName: jobFile?.lastPathComponent ?? "(the printed job)")
       for warning in document.job.warnings { Console.shared.err("warning: \(LogLine.printable(warning))\n") }
       guard let jobFile else {
         Console.shared.out(document.text)

@@ -98,6 +98,8 @@ struct InitCommandTests {
       (["init", "../media"], empty, 2, "error: ../media is not inside the current directory"),
       (["init", "media", "--out", "empty/job.json"], folder.root, 2, "error: media is not inside the folder of empty/job.json"),
       (["init", "media", "--name", "Spring Promo"], folder.root, 2, "error: the job name must be 1 to 64 characters"),
+      (["init", "media", "--out", "media/nodir/job.json"], folder.root, 2,
+       "error: media/nodir, the folder of --out media/nodir/job.json, does not exist; create it first"),
     ]
     for c in cases {
       let result = try MarqueeCLI.run(c.arguments, in: c.directory)

@@ -22,8 +22,10 @@ extension BannerItemBuilder {
         .apply(dark, to: entry, itemFolder: staging.appendingPathComponent(folder, isDirectory: true))
     } catch { throw .wrapping(error) }
     entry.darkPolicy = dark.kind
-    return ItemProduct(entry: .video(entry), warnings: built.warnings + darkWarnings,
-                       summary: built.summary + Self.darkSummary(spec.dark, what: "dark cover"), health: built.health)
+    var product = ItemProduct(entry: .video(entry), warnings: built.warnings + darkWarnings,
+                              summary: built.summary + Self.darkSummary(spec.dark, what: "dark cover"), health: built.health)
+    product.loudness = built.result.loudness
+    return product
   }
 }
 

@@ -17,6 +17,9 @@ struct ItemProduct: Sendable {
   /// (``DecodedFiles``), for the placeholder and the build's check of its
   /// outputs.
   var decodedFiles = DecodedFiles()
+  /// A video's loudness and the gain its sound was given
+  /// (`LoudnessAdjustment`), for the JSON log's fields; nil otherwise.
+  var loudness: LoudnessAdjustment? = nil
 }
 
 /// Runs one banner's stage chain into a folder: the seam between the

@@ -593,7 +593,7 @@ struct BuildRun: Sendable {
       let encoded = Date().timeIntervalSince(start)
       let health = product.health.flatMap { $0.isSound ? nil : $0 }
       emit(item: spec.id, .encode, .finished, duration: encoded, message: product.summary,
-           fields: health.map(Self.healthFields) ?? [:])
+           fields: (health.map(Self.healthFields) ?? [:]).merging(product.loudness.map(\.logFields) ?? [:]) { a, _ in a })
       for w in product.warnings { emit(.warning, item: spec.id, .encode, .warning, message: w) }
 
       let produced = stageRoot.appendingPathComponent(itemFolder, isDirectory: true)

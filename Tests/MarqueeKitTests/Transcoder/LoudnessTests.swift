@@ -143,6 +143,15 @@ struct LoudnessTests {
     // Room: −1 − 0.1 − (−0.6) = −0.5 dB.
     #expect(down.gain == 3.5)
     #expect(down.encoded!.truePeak <= LoudnessAdjustment.truePeakCeiling - LoudnessAdjustment.correctionMargin + 1e-9)
+    // An encode that keeps less of the sound (the 56 kbit/s encoder's
+    // low-pass under a 20 kHz tone) is named in the summary, the main one on target.
+    let far = first.corrected(by: [.init(integrated: -16.2, truePeak: -9), .init(integrated: -61, truePeak: -40)])
+    #expect(far.otherEncodes == [-61 + 0.2] && far.summary.contains("(the weak-network variant) measures -60.8 LUFS"), "\(far.summary)")
+    #expect(!up.summary.contains("weak-network"), "\(up.summary)")
+    // The JSON log's fields.
+    #expect(first.logFields == ["loudness_lufs": "-20.0", "true_peak_dbtp": "-12.0", "loudness_gain_db": "4.00", "loudness_rule": "target"])
+    #expect(down.logFields["loudness_rule"] == "true peak" && down.logFields["delivered_true_peak_dbtp"] == "-1.1")
+    #expect(up.logFields["delivered_lufs"] == "-16.0")
     // Near silence no trial changes anything.
     let hush = LoudnessAdjustment(measured: .init(integrated: -60, truePeak: -40), target: -16)
     #expect(hush.corrected(by: [.init(integrated: -60, truePeak: -40)]) == hush)

@@ -47,6 +47,11 @@ public struct LoudnessAdjustment: Sendable, Equatable {
   /// last correction; nil when no trial was made (near-silent, or only
   /// the source's figures were known).
   public var encoded: LoudnessMeasurement?
+  /// The integrated loudness of each other encode at `gain` (the
+  /// weak-network rung's 56 kbit/s), LUFS, found as `encoded`'s: one
+  /// gain serves every variant, and an encoder that keeps less of a sound
+  /// (a tone near 20 kHz, a DC offset) leaves its variant off the target.
+  public var otherEncodes: [Double] = []
 
   /// Why the gain is what it is.
   public enum Reason: String, Sendable, Equatable {
@@ -66,6 +71,9 @@ public struct LoudnessAdjustment: Sendable, Equatable {
   /// encode, dB: the encoder's overshoot moves a little with the level
   /// (measured by `LoudnessTests` on the HLS sound).
   public static let correctionMargin = 0.1
+  /// How far another encode's loudness may be from the main one's before
+  /// the summary names it, LU.
+  public static let variantTolerance = 1.0
   /// Integrated loudness under which a sound is left alone, LUFS.
   public static let nearSilentBelow = -50.0
 
@@ -99,6 +107,7 @@ public struct LoudnessAdjustment: Sendable, Equatable {
     next.reason = peakRoom < loudnessGap ? .heldByTruePeak : .reachesTarget
     let moved = next.gain - gain
     next.encoded = LoudnessMeasurement(integrated: main.integrated + moved, truePeak: peak + moved)
+    next.otherEncodes = trial.dropFirst().map { $0.integrated + moved }
     return next
   }
 
@@ -124,6 +133,7 @@ public struct LoudnessAdjustment: Sendable, Equatable {
       guard let main = trial.first else { return adjustment }
       var tried = adjustment
       tried.encoded = LoudnessMeasurement(integrated: main.integrated, truePeak: trial.map(\.truePeak).max() ?? main.truePeak)
+      tried.otherEncodes = trial.dropFirst().map(\.integrated)
       if let e = tried.encoded, e.truePeak <= truePeakCeiling, tried.gain > (confirmed?.gain ?? -.infinity) {
         confirmed = tried
       }
@@ -150,13 +160,20 @@ public struct LoudnessAdjustment: Sendable, Equatable {
 
   /// For the item's summary: "loudness −29.1 LUFS, −7.0 dBTP → +13.10 dB:
   /// −16.0 LUFS, −3.2 dBTP as encoded", with the reason when the peak held
-  /// the gain back.
+  /// the gain back, and the weak-network variant's loudness when it is
+  /// more than `variantTolerance` off.
   public var summary: String {
     let before = "loudness \(Self.decibels(measured.integrated)) LUFS, \(Self.decibels(measured.truePeak)) dBTP"
     guard reason != .nearSilent else { return before + ": \(reason.rawValue)" }
     var text = before + " → \(String(format: "%+.2f", gain)) dB"
     if let e = encoded {
       text += ": \(Self.decibels(e.integrated)) LUFS, \(Self.decibels(e.truePeak)) dBTP as encoded"
+    }
+    // A variant more than 1 LU off the main one is named.
+    if let e = encoded {
+      for other in otherEncodes where abs(other - e.integrated) > Self.variantTolerance {
+        text += "; the \(WeakNetworkRung.audioBitRate / 1000) kbit/s encode (the weak-network variant) measures \(Self.decibels(other)) LUFS"
+      }
     }
     if reason == .heldByTruePeak {
       text += " (\(reason.rawValue) at \(Self.decibels(Self.truePeakCeiling)) dBTP, short of \(Self.decibels(target)) LUFS)"
@@ -166,6 +183,22 @@ public struct LoudnessAdjustment: Sendable, Equatable {
 
   /// Rounded down to 0.01 dB (a nanodecibel up first, so that 13.05,
   /// stored as 13.04999…, stays 13.05).
+  /// The figures as JSON log fields, decibels with one decimal (the gain
+  /// with two): `loudness_lufs` and `true_peak_dbtp` (the source),
+  /// `loudness_gain_db`, `loudness_rule` (`target`, `true peak`,
+  /// `near-silent`), and `delivered_lufs`, `delivered_true_peak_dbtp`
+  /// when a trial encode measured them.
+  public var logFields: [String: String] {
+    var fields = ["loudness_lufs": Self.decibels(measured.integrated), "true_peak_dbtp": Self.decibels(measured.truePeak),
+                  "loudness_gain_db": String(format: "%.2f", gain),
+                  "loudness_rule": reason == .reachesTarget ? "target" : reason == .heldByTruePeak ? "true peak" : "near-silent"]
+    if let e = encoded {
+      fields["delivered_lufs"] = Self.decibels(e.integrated)
+      fields["delivered_true_peak_dbtp"] = Self.decibels(e.truePeak)
+    }
+    return fields
+  }
+
   private static func hundredths(_ value: Double) -> Double { (value * 100 + 1e-7).rounded(.down) / 100 }
 
   private static func decibels(_ value: Double) -> String {
