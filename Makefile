@@ -42,7 +42,7 @@ DIST := dist/marquee-linux-x86_64.tar.gz
 
 # Marquee's version (`make -s version`), for image tags and labels.
 version:
-	@sed -n 's/.*marqueeVersion = "\(.*\)"/\1/p' Sources/MarqueeKit/Pipeline/ItemFingerprint.swift
+	@sed -n 's/.*marqueeVersion = "\(.*\)"/\1/p' Sources/MarqueeKit/Store/ItemFingerprint.swift
 
 # The build packages without the test-only tools, plus readelf and strip.
 dist-setup:
