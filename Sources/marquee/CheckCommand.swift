@@ -20,11 +20,10 @@ struct CheckCommand {
 
   func run() async -> ExitCode {
     let reporter = Reporter(output: arguments.output)
-    reporter.takeOverMediaLog()
     let job: Job
-    do { job = try JobReader().read(contentsOf: URL(fileURLWithPath: arguments.job)) } catch {
-      reporter.say(.error, .run, .failed, error: error.description, fields: ["code": MarqueeError.Code.usage.description])
-      return ExitCode(for: error)
+    switch BuildCommand.readJob(arguments, reporter: reporter) {
+    case .read(let read): job = read
+    case .failed(let code): return code
     }
     var options = BuildOptions(outputRoot: URL(fileURLWithPath: arguments.out ?? "Output"))
     if let j = arguments.jobs { options.jobs = j }

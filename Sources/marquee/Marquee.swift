@@ -109,13 +109,30 @@ struct Marquee {
 struct BuildCommand {
   let arguments: BuildArguments
 
+  /// Hands the media libraries' log to `reporter` and reads the job of
+  /// `arguments` (`build` and `build --check` alike).
+  ///
+  /// - Returns: the job, or the exit code of the error the reporter said.
+  static func readJob(_ arguments: BuildArguments, reporter: Reporter) -> JobRead {
+    reporter.takeOverMediaLog()
+    do { return .read(try JobReader().read(contentsOf: URL(fileURLWithPath: arguments.job))) } catch {
+      reporter.say(.error, .run, .failed, error: error.description, fields: ["code": MarqueeError.Code.usage.description])
+      return .failed(ExitCode(for: error))
+    }
+  }
+
+  /// What `readJob` gives.
+  enum JobRead {
+    case read(Job)
+    case failed(ExitCode)
+  }
+
   func run() async -> ExitCode {
     let reporter = Reporter(output: arguments.output)
-    reporter.takeOverMediaLog()
     let job: Job
-    do { job = try JobReader().read(contentsOf: URL(fileURLWithPath: arguments.job)) } catch {
-      reporter.say(.error, .run, .failed, error: error.description, fields: ["code": MarqueeError.Code.usage.description])
-      return ExitCode(for: error)
+    switch Self.readJob(arguments, reporter: reporter) {
+    case .read(let read): job = read
+    case .failed(let code): return code
     }
     reporter.prepare(ids: job.banners.map(\.id))
     for w in job.warnings { reporter.say(.warning, .run, .warning, message: w) }

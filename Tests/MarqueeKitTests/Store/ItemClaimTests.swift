@@ -49,6 +49,16 @@ struct ItemClaimTests {
 
   enum ClaimTestFailure: Error { case noClaim }
 
+  /// Starts a run of `job` that holds its claims on the job's three items
+  /// (three in flight, so all at once) until `gate` exists, and returns
+  /// once it holds them all.
+  static func startHolder(_ job: URL, out: String, gate: URL) throws -> LiveProcess {
+    let run = try LiveProcess(["build", job.path, "--out", out, "--jobs", "3", "--log-format", "json"],
+                              environment: ["MARQUEE_TEST_HOLD_CLAIM": gate.path])
+    try waitForClaims(gate, count: 3)
+    return run
+  }
+
   /// Each job's bundle against the same job built alone into a fresh
   /// output root: byte-identical, file by file.
   static func expectSameAsAlone(_ jobs: [(file: URL, name: String)], shared out: URL, fixture: BatchFixture) throws {
@@ -70,11 +80,7 @@ struct ItemClaimTests {
     let jobs = try Self.makeJobs(fixture, count: 4)
     let gate = fixture.dir.appendingPathComponent("gate")
     let out = fixture.out.path
-    // Three items in flight, so it claims all three at once.
-    let first = try LiveProcess(["build", jobs[0].path, "--out", out, "--jobs", "3", "--log-format", "json"],
-                                environment: ["MARQUEE_TEST_HOLD_CLAIM": gate.path])
-    // The first run holds its claims on the two clips and its picture.
-    try Self.waitForClaims(gate, count: 3)
+    let first = try Self.startHolder(jobs[0], out: out, gate: gate)
     let others = try jobs.dropFirst().map { try LiveProcess(["build", $0.path, "--out", out, "--log-format", "json"]) }
     for run in others {
       #expect(run.waitForEvent(stage: "encode", event: "waiting", item: "s1") != nil)
@@ -109,9 +115,7 @@ struct ItemClaimTests {
     let jobs = try Self.makeJobs(fixture, count: 2)
     let gate = fixture.dir.appendingPathComponent("gate")
     let out = fixture.out.path
-    let holder = try LiveProcess(["build", jobs[0].path, "--out", out, "--jobs", "3", "--log-format", "json"],
-                                 environment: ["MARQUEE_TEST_HOLD_CLAIM": gate.path])
-    try Self.waitForClaims(gate, count: 3)
+    let holder = try Self.startHolder(jobs[0], out: out, gate: gate)
     let waiter = try LiveProcess(["build", jobs[1].path, "--out", out, "--log-format", "json"])
     #expect(waiter.waitForEvent(stage: "encode", event: "waiting", item: "s1") != nil)
     #expect(waiter.waitForEvent(stage: "encode", event: "waiting", item: "s2") != nil)
