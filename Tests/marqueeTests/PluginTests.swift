@@ -46,7 +46,7 @@ struct PluginTests {
     return package
   }
 
-  @Test("swift package marquee builds the package's banners with Marquee's own marquee, verifies them, and says marquee's exit code")
+  @Test("swift package marquee builds the package's banners with Marquee's own marquee, verifies and checks them, and says marquee's exit code")
   func pluginBuildsAndVerifies() throws {
     let fixture = try BatchFixture("plugin")
     defer { fixture.remove() }
@@ -79,6 +79,18 @@ struct PluginTests {
     // A second build reuses both items.
     let again = try plugin(["build", "Banners/job.json", "--out", "Banners/Output", "--log-format", "plain"])
     #expect(again.status == 0 && again.stdoutText.contains("2 reused, 0 built"), "\(again.stdoutText)")
+
+    // The README's CI step: --check says the banners are current, and
+    // after a source changes that they are not (exit 1), writing nothing.
+    let current = try plugin(["build", "Banners/job.json", "--out", "Banners/Output", "--check"])
+    #expect(current.status == 0, "\(current.stdoutText)\n\(current.stderr)")
+    let product = package.appendingPathComponent("Banners/media/product.png")
+    try FileManager.default.removeItem(at: product)
+    _ = try fixture.png("product-2.png", width: 260)
+    try FileManager.default.moveItem(at: fixture.dir.appendingPathComponent("product-2.png"), to: product)
+    let stale = try plugin(["build", "Banners/job.json", "--out", "Banners/Output", "--check"])
+    #expect(stale.status == 1 && stale.stdoutText.contains("product") && stale.stderr.contains("Plugin ended with exit code 1"),
+            "\(stale.stdoutText)\n\(stale.stderr)")
 
     // marquee's exit code reaches SwiftPM, which ends with 1 for any
     // plugin failure (swift-package-manager issue 7380) and names the code.
