@@ -324,7 +324,7 @@ enum GIFHeader {
     var delays: [Int] = []
     var pendingDelay = 0
     var loopCount = 1
-    var warnings: [String] = []
+    let warnings: [String] = []
     var damage: String?
     func skipSubBlocks(_ start: Int) -> Int? {
       var at = start
