@@ -557,18 +557,23 @@ struct BuildRun: Sendable {
     }
     defer { claim?.release() }
     if claim != nil { TestHooks.holdClaimIfAsked(hash) }
-    if !options.forceRebuild, let record = store.record(hash), store.isIntact(record) {
-      if !job.settings.allowDamagedSources, let reason = record.health?.failureReason {
-        let failure = ItemFailure(id: spec.id, source: spec.sourceText, error: MarqueeError(.damagedSource, reason), stage: .decode)
-        emitFailure(failure)
-        return BuiltObject(record: nil, failure: failure, seconds: Date().timeIntervalSince(start))
-      }
+    // The store again, by the plan's own rule: another run may have stored
+    // the item while this one waited.
+    switch planner.decide(spec, fingerprint) {
+    case .reuse(let record):
       store.touch(hash)
       let waited = Date().timeIntervalSince(start)
       emit(item: spec.id, .encode, .reused, duration: waited,
            message: "reused, built by another run (\(hash.prefix(16))); nothing encoded",
            fields: ["folder": ItemPlanner.bundleFolder(spec, hash), "built_by": "another run"])
       return BuiltObject(record: record, failure: nil, seconds: waited, builtByAnotherRun: true)
+    case .refuse(let failure), .unreadable(let failure):
+      emitFailure(failure)
+      return BuiltObject(record: nil, failure: failure, seconds: Date().timeIntervalSince(start))
+    case .damaged:
+      store.discard(hash)
+    case .build:
+      break
     }
     return budget.withPermit { buildObject(spec: spec, fingerprint: fingerprint) }
   }
