@@ -1,7 +1,8 @@
 internal import CFFmpeg
 import Foundation
 
-/// Settings for an H.264 encode through libavcodec's libx264 wrapper.
+/// Settings for an H.264 encode through libavcodec's libx264 wrapper, or
+/// an HEVC one through its libx265 wrapper (`codec`).
 ///
 /// Two rate-control modes: average bit rate (`crf == nil`: `bitRate` under
 /// the VBV `maxRate`/`bufferSize`), or capped CRF (`crf` set: x264's
@@ -39,6 +40,11 @@ public struct VideoEncoderSettings: Sendable {
   /// More x264 options, each `key=value`, added to `x264-params` in order
   /// (after the fixed `scenecut=0:open-gop=0`, which they must not change).
   public var x264Options: [String]
+  /// Which encoder: libx264 (`x264Options`) or libx265 (`x265Options`).
+  public var codec: VideoCodec = .h264
+  /// More x265 options, each `key=value`, added to `x265-params` in order
+  /// after the fixed ones (`Encoder.init(video:)`), for `codec` `.hevc`.
+  public var x265Options: [String] = []
 
   public init(width: Int, height: Int, frameRate: Rational, bitRate: Int, maxRate: Int, bufferSize: Int,
               gopLength: Int, preset: String = "veryfast", threads: Int = 0, crf: Double? = nil,
@@ -93,11 +99,13 @@ public final class Encoder {
   ///
   /// - Throws: `MediaIOError` when libx264 is missing, refuses the settings,
   ///   or leaves an option unused.
+  ///
+  /// With `s.codec` `.hevc`, opens libx265 instead (`openHEVC`).
   public init(video s: VideoEncoderSettings) throws(MediaIOError) {
     kind = .video
-    label = "libx264 \(s.width)x\(s.height)"
-    let (codec, ctx) = try Encoder.context(for: "libx264", label: label,
-                                           missing: "libx264 is not available in this libavcodec")
+    label = "\(s.codec.encoderName) \(s.width)x\(s.height)"
+    let (codec, ctx) = try Encoder.context(for: s.codec.encoderName, label: label,
+                                           missing: "\(s.codec.encoderName) is not available in this libavcodec")
     context = ctx
     timeBase = Rational(s.frameRate.den, s.frameRate.num)
     ctx.pointee.width = Int32(s.width)
@@ -123,6 +131,10 @@ public final class Encoder {
     ctx.pointee.colorspace = AVCOL_SPC_BT709
     ctx.pointee.color_range = AVCOL_RANGE_MPEG
     ctx.pointee.flags |= Int32(AV_CODEC_FLAG_GLOBAL_HEADER) | Int32(bitPattern: AV_CODEC_FLAG_CLOSED_GOP)
+    if s.codec == .hevc {
+      try Encoder.openHEVC(ctx, codec, s, label)
+      return
+    }
     var options: OpaquePointer? = nil
     defer { av_dict_free(&options) }
     av_dict_set(&options, "preset", s.preset, 0)
@@ -134,6 +146,37 @@ public final class Encoder {
     let cpu = X264Capabilities.parameter.map { [$0] } ?? []
     let params = (["scenecut=0", "open-gop=0"] + s.x264Options + cpu).joined(separator: ":")
     av_dict_set(&options, "x264-params", params, 0)
+    av_dict_set(&options, "forced-idr", "1", 0)
+    try Encoder.open(ctx, codec, &options, label)
+  }
+
+  /// Opens libx265 on a context `init(video:)` set up: Main profile, 8-bit
+  /// 4:2:0, BT.709, closed GOPs (`open-gop=0`), no scene-cut keyframes
+  /// (`scenecut=0`), forced I pictures coded as IDRs (`forced-idr`), the
+  /// VBV from the context (`rc_max_rate`, `rc_buffer_size`; libavcodec
+  /// passes them in kbit/s) and `vbv-init` from `initialBufferOccupancy`.
+  ///
+  /// One thread, whatever `threads` says: `pools=none` (no worker pool, so
+  /// no wavefront rows in parallel), `frame-threads=1` and
+  /// `lookahead-slices=0`. libx265's frame threads code a picture while
+  /// its references are still being coded, and its rate control then reads
+  /// estimates whose values depend on timing; one thread gives the same
+  /// bytes on every run and machine. Parallelism comes from the renditions
+  /// encoded side by side, as for libx264.
+  private static func openHEVC(_ ctx: UnsafeMutablePointer<AVCodecContext>, _ codec: UnsafePointer<AVCodec>,
+                               _ s: VideoEncoderSettings, _ label: String) throws(MediaIOError) {
+    ctx.pointee.thread_count = 1
+    var options: OpaquePointer? = nil
+    defer { av_dict_free(&options) }
+    av_dict_set(&options, "preset", s.preset, 0)
+    av_dict_set(&options, "profile", "main", 0)
+    if let crf = s.crf { av_dict_set(&options, "crf", String(format: "%.2f", crf), 0) }
+    var params = ["pools=none", "frame-threads=1", "lookahead-slices=0", "scenecut=0", "open-gop=0",
+                  "log-level=error", "info=0"]
+    if let occupancy = s.initialBufferOccupancy, s.bufferSize > 0 {
+      params.append(String(format: "vbv-init=%.4f", Double(min(occupancy, s.bufferSize)) / Double(s.bufferSize)))
+    }
+    av_dict_set(&options, "x265-params", (params + s.x265Options).joined(separator: ":"), 0)
     av_dict_set(&options, "forced-idr", "1", 0)
     try Encoder.open(ctx, codec, &options, label)
   }
@@ -208,6 +251,16 @@ public final class Encoder {
       }
     }
     return nil
+  }
+
+  /// The `profile_tier_level` of the SPS libx265 wrote into the encoder's
+  /// extradata (its `codecs` is the RFC 6381 `CODECS` value); nil for
+  /// other codecs or when no SPS is found.
+  public var hevcParameterSets: HEVCParameterSets? {
+    guard kind == .video, context.pointee.codec_id == AV_CODEC_ID_HEVC, let data = context.pointee.extradata,
+          context.pointee.extradata_size > 4 else { return nil }
+    let bytes = Array(UnsafeBufferPointer(start: data, count: Int(context.pointee.extradata_size)))
+    return HEVCParameterSets(annexB: bytes)
   }
 
   /// Sends a frame (its PTS in `timeBase` ticks), or `nil` to say the input

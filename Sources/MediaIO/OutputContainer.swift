@@ -85,6 +85,12 @@ public final class OutputContainer {
     if encoder.kind == .video {
       st.pointee.avg_frame_rate = encoder.context.pointee.framerate
       st.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
+      // HEVC as `hvc1` (parameter sets in the sample entry only), which
+      // Apple's players require; FFmpeg's mov muxer writes `hev1` unless told.
+      if encoder.context.pointee.codec_id == AV_CODEC_ID_HEVC {
+        st.pointee.codecpar.pointee.codec_tag = UInt32(UInt8(ascii: "h")) | UInt32(UInt8(ascii: "v")) << 8
+          | UInt32(UInt8(ascii: "c")) << 16 | UInt32(UInt8(ascii: "1")) << 24
+      }
     }
     sourceTimeBases.append(encoder.timeBase)
     return Int(st.pointee.index)

@@ -65,6 +65,8 @@ public struct MasterPlaylistWriter: Sendable {
     /// The video codec: the first of `codecs`, the I-frame playlist's
     /// `CODECS` (its segments' I-frames carry no sound).
     public var videoCodec: String { codecs.split(separator: ",").first.map(String.init) ?? codecs }
+    /// Whether its video is H.264 (`avc1`), which every player decodes.
+    public var isH264: Bool { videoCodec.hasPrefix("avc1.") }
   }
 
   /// An I-frame playlist of a variant (Apple HLS authoring spec §6.1,
@@ -90,7 +92,11 @@ public struct MasterPlaylistWriter: Sendable {
   /// Which variant to list first, the one AVPlayer starts with (Apple HLS
   /// authoring spec 1.32: about 2 Mbit/s to start, then adapt).
   ///
-  /// Never the weak-network variant, which is there for links too poor
+  /// Always an H.264 variant when there is one: a player that takes the
+  /// first variant listed without reading `CODECS` must get one it can
+  /// decode (HEVC twins are chosen by players that know HEVC, by their
+  /// `CODECS`; Apple HLS authoring spec 1.12). Of those, never the
+  /// weak-network variant, which is there for links too poor
   /// for the others; never the top variant (the largest picture) when
   /// there are others: of the rest, the one with the highest measured peak
   /// `BANDWIDTH` up to `startBandwidthLimit`, or, when all of them are
@@ -100,8 +106,9 @@ public struct MasterPlaylistWriter: Sendable {
   /// - Parameter variants: the variants with their measured bandwidth.
   /// - Returns: an index into `variants` (0 when it is empty or has one).
   public static func startVariant(_ variants: [Variant]) -> Int {
-    let candidates = variants.indices.filter { !variants[$0].isWeakNetwork }
-    guard candidates.count > 1 else { return candidates.first ?? 0 }
+    let playable = variants.contains(where: \.isH264) ? variants.indices.filter { variants[$0].isH264 } : Array(variants.indices)
+    let candidates = playable.filter { !variants[$0].isWeakNetwork }
+    guard candidates.count > 1 else { return candidates.first ?? playable.first ?? 0 }
     func larger(_ a: Int, _ b: Int) -> Bool {
       let pa = variants[a].width * variants[a].height, pb = variants[b].width * variants[b].height
       return pa != pb ? pa > pb : variants[a].bandwidth.peak > variants[b].bandwidth.peak
@@ -114,8 +121,9 @@ public struct MasterPlaylistWriter: Sendable {
   }
 
   /// The playlist text: `defaultIndex` first, the other variants by
-  /// descending `BANDWIDTH`, the weak-network variant last, then the
-  /// I-frame playlists in the order of `variants`.
+  /// descending `BANDWIDTH`, the weak-network variants last (H.264 before
+  /// HEVC at equal peaks), then the I-frame playlists in the order of
+  /// `variants`.
   public func render(_ variants: [Variant], defaultIndex: Int) -> String {
     var order = variants.indices.filter { $0 != defaultIndex }.sorted {
       let (a, b) = (variants[$0], variants[$1])

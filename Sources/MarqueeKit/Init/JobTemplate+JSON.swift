@@ -102,6 +102,7 @@ extension JobTemplate {
         case "max_item_mb": s.maxItemBytes.map { Self.number(Double($0) / Double(JobSettings.budgetBytesPerMB)) }
         // null (each sound keeps its level) is a value of its own.
         case "audio_loudness": s.audioLoudness.map { Self.number($0) } ?? "null"
+        case "video_codecs": "[" + s.videoCodecs.map { Self.string($0.rawValue) }.joined(separator: ", ") + "]"
         default: nil
         }
       return value.map { (key, $0) }

@@ -9,6 +9,7 @@ extension JobDocumentValidator {
     "dark_surface", "background", "max_duration", "max_pixels", "max_file_size_mb",
     "video_url", "renditions", "mp4_height", "image_widths", "video_crf", "video_target_ssim",
     "allow_damaged_sources", "allow_outside_sources", "max_bundle_mb", "max_item_mb", "audio_loudness",
+    "video_codecs",
   ]
 
   /// `settings.allow_outside_sources`: whether a source may lie outside the
@@ -142,7 +143,32 @@ extension JobDocumentValidator {
         settings.audioLoudness = lufs
       }
     }
+    if let value = object["video_codecs"] {
+      settings.videoCodecs = try videoCodecs(value, at: path("video_codecs"))
+    }
     return settings
+  }
+
+  /// `video_codecs`: a list of codec names (`h264`, `hevc`), each once,
+  /// `h264` first (every rendition has an H.264 variant; HEVC variants
+  /// are its twins).
+  private func videoCodecs(_ value: Any, at path: String) throws(JobError) -> [VideoCodec] {
+    guard let list = value as? [Any] else {
+      throw fail(path, "must be a list of codecs such as [\"h264\", \"hevc\"], found \(JobJSON.render(value))")
+    }
+    var codecs: [VideoCodec] = []
+    for (i, item) in list.enumerated() {
+      let names = VideoCodec.allCases.map { JobJSON.quoted($0.rawValue) }.joined(separator: " or ")
+      guard let name = item as? String, let codec = VideoCodec(rawValue: name) else {
+        throw fail("\(path)[\(i)]", "must be \(names), found \(JobJSON.render(item))")
+      }
+      if codecs.contains(codec) { throw fail("\(path)[\(i)]", "\(JobJSON.quoted(name)) is listed twice") }
+      codecs.append(codec)
+    }
+    guard codecs.first == .h264 else {
+      throw fail(path, "must start with \"h264\": every rendition has an H.264 variant, for the players that cannot play HEVC; found \(JobJSON.render(value))")
+    }
+    return codecs
   }
 
   /// A size budget in decimal megabytes (`max_bundle_mb`, `max_item_mb`):

@@ -97,6 +97,13 @@ public struct JobSettings: Sendable, Equatable {
   /// audio); range −40...−5; nil (`null` in the job) leaves every sound
   /// at its own level.
   public var audioLoudness: Double?
+  /// The video codecs of the HLS ladder (`video_codecs`): `h264` always,
+  /// first; `hevc` adds an HEVC twin of every H.264 rendition whose sides
+  /// are both at least `RenditionPlanner.hevcMinimumSide` to the same
+  /// master playlist (same segments, IDRs and sound), for the players
+  /// that decode HEVC in hardware (every iPhone since the 7). The MP4 stays
+  /// H.264. Default `["h264", "hevc"]`; `["h264"]` turns HEVC off.
+  public var videoCodecs: [VideoCodec]
 
   /// Creates settings; every parameter defaults to the documented default.
   public init(
@@ -119,8 +126,10 @@ public struct JobSettings: Sendable, Equatable {
     allowDamagedSources: Bool = false,
     maxBundleBytes: Int64? = nil,
     maxItemBytes: Int64? = nil,
-    audioLoudness: Double? = JobSettings.defaultAudioLoudness
+    audioLoudness: Double? = JobSettings.defaultAudioLoudness,
+    videoCodecs: [VideoCodec] = JobSettings.defaultVideoCodecs
   ) {
+    self.videoCodecs = videoCodecs
     self.audioLoudness = audioLoudness
     self.maxBundleBytes = maxBundleBytes
     self.maxItemBytes = maxItemBytes
@@ -161,6 +170,8 @@ public struct JobSettings: Sendable, Equatable {
   /// The default `audio_loudness`, LUFS: Apple's guidance for streamed
   /// audio (about −16 LUFS integrated, true peak at most −1 dBTP).
   public static let defaultAudioLoudness: Double = -16
+  /// The default `video_codecs`: H.264 and its HEVC twins.
+  public static let defaultVideoCodecs: [VideoCodec] = [.h264, .hevc]
   /// Accepted `audio_loudness`, LUFS, besides null (off).
   public static let audioLoudnessRange: ClosedRange<Double> = -40 ... -5
   /// Accepted `webp_quality` and `jpeg_quality`.

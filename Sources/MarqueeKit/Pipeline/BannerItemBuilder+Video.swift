@@ -48,6 +48,9 @@ public struct BuiltVideoBanner: Sendable {
   /// Why each correction was made, in order (`QualityCorrection`: the
   /// gain predicted, the slope, the pictures held to the cap).
   public var qualityCorrections: [String] = []
+  /// The top HEVC twin's encodes for the SSIM target, in order (empty when
+  /// the check is off or the ladder has no HEVC).
+  public var hevcQualityTrials: [QualityTarget.Trial] = []
   /// What decoding found wrong with the source (`allow_damaged_sources`
   /// built it anyway); sound for a clean source.
   public var health: SourceHealth { result.health }
@@ -111,6 +114,7 @@ public struct VideoBannerBuilder: Sendable {
     request.measuresTopQuality = settings.videoTargetSSIM > 0
     request.allowsDamagedSource = settings.allowDamagedSources
     request.loudnessTarget = settings.audioLoudness
+    request.videoCodecs = settings.videoCodecs
     // Opened once for the first encode and its corrections: a correction
     // must read the very file the other renditions were made from.
     let sourceFile: ReadableFile
@@ -122,7 +126,10 @@ public struct VideoBannerBuilder: Sendable {
     try Self.checkUnchanged(sourceFile)
     // A correction's sound gets the gain the first encode measured.
     request.loudness = result.loudness
-    let quality = try reachTargetSSIM(&result, request: request, itemFolder: dir)
+    // The top rendition of each codec is held to the SSIM target, the
+    // codecs side by side.
+    let outcomes = try reachTargetSSIM(&result, request: request, itemFolder: dir)
+    let quality = outcomes[.h264] ?? QualityOutcome()
     let trials = quality.trials, shortfall = quality.shortfall
 
     // Master and I-frame playlists from the segments the muxers wrote.
@@ -138,11 +145,11 @@ public struct VideoBannerBuilder: Sendable {
                             iFrames: .init(uri: iframeName, bandwidth: iframe.bandwidth),
                             isWeakNetwork: r.plan.isWeakNetwork))
     }
-    var weakWarning: String? = nil
-    if let weak = result.renditions.last, weak.plan.isWeakNetwork {
+    var weakWarnings: [String] = []
+    for weak in result.renditions where weak.plan.isWeakNetwork {
       let peak = WeakNetworkRung.budgetPeak(segments: MeasuredBandwidth.segments(of: weak.segments),
                                             targetDuration: weak.segments.targetDuration)
-      if peak > WeakNetworkRung.peakLimit { weakWarning = WeakNetworkRung.overBudget(uri: weak.playlistPath, peak: peak) }
+      if peak > WeakNetworkRung.peakLimit { weakWarnings.append(WeakNetworkRung.overBudget(uri: weak.playlistPath, peak: peak)) }
     }
     let start = MasterPlaylistWriter.startVariant(variants)
     let master = MasterPlaylistWriter().render(variants, defaultIndex: start)
@@ -161,16 +168,22 @@ public struct VideoBannerBuilder: Sendable {
       coverPath: cover.webp, coverJPEGPath: cover.jpeg, darkCoverPath: cover.darkWebP,
       darkCoverJPEGPath: cover.darkJPEG, duration: duration, width: top.width, height: top.height,
       autoplay: spec.autoplay, muted: spec.muted, link: spec.link, urlChoice: settings.videoURL)
-    let ladder = result.renditions.map { "\($0.plan.width)x\($0.plan.height)" }.joined(separator: ", ")
-    var summary = String(format: "%@ → H.264 %@ @ %.3f fps%@, %.3f s, %@",
-                         result.sourceCodec, ladder, result.plan.frameRate.doubleValue,
+    var ladders: [String] = []
+    for codec in VideoCodec.allCases {
+      let sizes = result.renditions.filter { $0.plan.codec == codec }.map { "\($0.plan.width)x\($0.plan.height)" }
+      if !sizes.isEmpty { ladders.append(codec.displayName + " " + sizes.joined(separator: ", ")) }
+    }
+    var summary = String(format: "%@ → %@ @ %.3f fps%@, %.3f s, %@",
+                         result.sourceCodec, ladders.joined(separator: "; "), result.plan.frameRate.doubleValue,
                          result.hasAudio ? " + AAC" : "", duration,
                          coverOutput.origin + ", dark: \(cover.darkKind), \(cover.darkMethod.rawValue)")
     if let loudness = result.loudness { summary += ", " + loudness.summary }
-    if !trials.isEmpty {
-      summary += ", top SSIM " + trials.map { String(format: "%.4f at CRF %.2f", $0.ssim, $0.crf) }.joined(separator: " → ")
-      for why in quality.corrections { summary += " (encoded again: \(why))" }
-      if let why = shortfall { summary += String(format: " (under the target %.3f: %@)", settings.videoTargetSSIM, why) }
+    for codec in VideoCodec.allCases {
+      guard let outcome = outcomes[codec], !outcome.trials.isEmpty else { continue }
+      summary += ", " + (codec == .h264 ? "top" : "\(codec.displayName) top") + " SSIM "
+        + outcome.trials.map { String(format: "%.4f at CRF %.2f", $0.ssim, $0.crf) }.joined(separator: " → ")
+      for why in outcome.corrections { summary += " (encoded again: \(why))" }
+      if let why = outcome.shortfall { summary += String(format: " (under the target %.3f: %@)", settings.videoTargetSSIM, why) }
     }
     let health = result.health
     if let t = health.truncation {
@@ -183,10 +196,12 @@ public struct VideoBannerBuilder: Sendable {
     if health.soundIsDamaged {
       summary += ", damaged sound: \(health.audioErrors) audio packet(s) at \(health.audioGapList)"
     }
-    return BuiltVideoBanner(entry: entry, warnings: result.warnings + coverOutput.warnings + [weakWarning].compactMap { $0 },
-                            summary: summary,
-                            result: result, coverTime: coverOutput.time, qualityTrials: trials,
-                            qualityShortfall: shortfall, qualityCorrections: quality.corrections)
+    var built = BuiltVideoBanner(entry: entry, warnings: result.warnings + coverOutput.warnings + weakWarnings,
+                                 summary: summary,
+                                 result: result, coverTime: coverOutput.time, qualityTrials: trials,
+                                 qualityShortfall: shortfall, qualityCorrections: quality.corrections)
+    built.hevcQualityTrials = outcomes[.hevc]?.trials ?? []
+    return built
   }
 
   /// Fails the item when its source was written in place while it was
@@ -201,62 +216,123 @@ public struct VideoBannerBuilder: Sendable {
     }
   }
 
-  /// Encodes the top rendition again at a lower CRF while
-  /// `QualityCorrection` finds that it misses `video_target_ssim` and that a
-  /// lower CRF can still help (`Transcoder.encodeTopRendition`), replacing
-  /// its HLS rendition (and the MP4 when the MP4 is made from it) in
-  /// `result`. The source is decoded again for each correction; the other
-  /// renditions are kept as they are.
+  /// Holds the top rendition of each codec (`VideoPlan.measuredRenditions`)
+  /// to `video_target_ssim` (`correctRendition`), the codecs side by side:
+  /// the H.264 top on this thread, each other codec's on a thread of its
+  /// own that takes a permit of `request.budget` while it works. Each
+  /// encoder runs one thread, as in the first encode, so the bytes are the
+  /// same whichever finishes first. The corrected renditions replace
+  /// theirs in `result` once all are done.
   ///
-  /// - Returns: the top rendition's encodes, the first one included (empty
-  ///   when the check is off), why each correction was made, and why the
-  ///   last encode is still short, if it is.
-  /// - Throws: what the transcoder throws; the caller removes the item.
+  /// - Returns: what the check did, by codec (empty when it is off).
+  /// - Throws: the first error a correction threw (the H.264 one's first);
+  ///   the caller removes the item.
   private func reachTargetSSIM(_ result: inout TranscodeResult, request: TranscodeRequest,
-                               itemFolder dir: URL) throws -> QualityOutcome {
-    guard settings.videoTargetSSIM > 0, var quality = result.topQuality else { return QualityOutcome() }
-    let top = result.renditions[0].plan
+                               itemFolder dir: URL) throws -> [VideoCodec: QualityOutcome] {
+    let indices = result.plan.measuredRenditions.filter { result.qualities[$0] != nil }
+    guard settings.videoTargetSSIM > 0, !indices.isEmpty else { return [:] }
+    let first = result
+    // The other codecs' corrections, each on its own thread.
+    final class Slot: @unchecked Sendable {
+      // Safe: written by its thread before `join()` returns, read after.
+      var outcome: Result<CorrectedRendition, Error>? = nil
+    }
+    let others = indices.dropFirst().map { index in
+      let slot = Slot()
+      let thread = Worker.start(name: "marquee.correction", stackSize: 4 << 20) { [self] in
+        slot.outcome = Result {
+          try request.budget.withPermit { () throws -> CorrectedRendition in
+            try correctRendition(first, index: index, request: request, itemFolder: dir)
+          }
+        }
+      }
+      return (index, slot, thread)
+    }
+    let own = Result { try correctRendition(first, index: indices[0], request: request, itemFolder: dir) }
+    var corrected = [(indices[0], own)]
+    for (index, slot, thread) in others {
+      request.budget.waiting { thread.join() }
+      corrected.append((index, slot.outcome ?? .failure(MarqueeError(.encodeFailed, "a correction stopped without saying why"))))
+    }
+    var outcomes: [VideoCodec: QualityOutcome] = [:]
+    for (index, outcome) in corrected {
+      let done = try outcome.get()
+      result.renditions[index] = done.rendition
+      result.crfs[index] = done.crf
+      result.qualities[index] = done.quality
+      outcomes[result.plan.renditions[index].codec] = done.outcome
+    }
+    return outcomes
+  }
+
+  /// One rendition after the SSIM check: the last encode, its CRF and
+  /// SSIM, and what the check did.
+  struct CorrectedRendition: Sendable {
+    var rendition: RenditionOutput
+    var crf: Double
+    var quality: PictureQuality
+    var outcome: QualityOutcome
+  }
+
+  /// Encodes the rendition at `index` of `result` (the top one of its
+  /// codec) again at a lower CRF while `QualityCorrection` finds that it
+  /// misses `video_target_ssim` and that a lower CRF can still help
+  /// (`Transcoder.encodeRendition`), replacing its HLS rendition (and the
+  /// MP4 when the MP4 is made from it) on disk. The source is decoded
+  /// again for each correction; no other rendition's files are touched.
+  ///
+  /// - Returns: the last encode of the rendition (the first one when none
+  ///   was made), its encodes, why each correction was made, and why the
+  ///   last encode is still short, if it is.
+  /// - Throws: what the transcoder throws.
+  private func correctRendition(_ result: TranscodeResult, index: Int, request: TranscodeRequest,
+                                itemFolder dir: URL) throws -> CorrectedRendition {
+    var rendition = result.renditions[index]
+    var crf = result.crfs[index]
+    guard var quality = result.qualities[index] else {
+      throw MarqueeError(.encodeFailed, "the \(rendition.plan.name) rendition was not measured")
+    }
+    let top = rendition.plan
     let correction = QualityCorrection(
       target: QualityTarget(ssim: settings.videoTargetSSIM), cap: .init(top),
       frameRate: result.plan.frameRate.doubleValue,
       lowest: max(JobSettings.videoCRFRange.lowerBound, top.crf(jobCRF: settings.videoCRF) - QualityTarget.maxLowering))
-    var outcome = QualityOutcome(trials: [QualityTarget.Trial(crf: result.topCRF, ssim: quality.ssim)])
+    var outcome = QualityOutcome(trials: [QualityTarget.Trial(crf: crf, ssim: quality.ssim)])
     while true {
       let decision = correction.decide(after: outcome.trials, pictures: quality.encodedPictures,
                                        averageBitRate: quality.averageBitRate(duration: result.pictureDuration))
-      guard case .encodeAgain(let crf, let why) = decision else {
+      guard case .encodeAgain(let next, let why) = decision else {
         if case .keep(let why) = decision { outcome.shortfall = why }
-        return outcome
+        return CorrectedRendition(rendition: rendition, crf: crf, quality: quality, outcome: outcome)
       }
       outcome.corrections.append(why)
       // No file of the encode being replaced may outlive it.
       try FileManager.default.removeItem(at: dir.appendingPathComponent(top.name, isDirectory: true))
-      if result.plan.mp4Rendition == 0 {
+      if result.plan.mp4Rendition == index {
         try FileManager.default.removeItem(at: dir.appendingPathComponent(result.mp4Path))
       }
-      let corrected = try Transcoder().encodeTopRendition(request, crf: crf)
-      guard let measured = corrected.topQuality, corrected.renditions.count == 1 else {
-        throw MarqueeError(.encodeFailed, "the top rendition's correction measured no SSIM")
+      let corrected = try Transcoder().encodeRendition(index, request, crf: next)
+      guard let measured = corrected.qualities[0], corrected.renditions.count == 1 else {
+        throw MarqueeError(.encodeFailed, "the \(top.name) rendition's correction measured no SSIM")
       }
       // The source is read again, through the descriptor the first encode
       // read (so a file renamed over its path is not seen): it must not have
       // been written in place meanwhile, and must give the same pictures.
       if let file = request.sourceFile { try Self.checkUnchanged(file) }
       guard corrected.pictureDuration == result.pictureDuration,
-            corrected.renditions[0].segments.segments.map(\.duration) == result.renditions[0].segments.segments.map(\.duration) else {
-        throw MarqueeError(.corruptSource, String(format: "the source changed while its top rendition was encoded again (%.3f s of pictures, %.3f s before)",
-                                                  corrected.pictureDuration, result.pictureDuration))
+            corrected.renditions[0].segments.segments.map(\.duration) == rendition.segments.segments.map(\.duration) else {
+        throw MarqueeError(.corruptSource, String(format: "the source changed while its %@ rendition was encoded again (%.3f s of pictures, %.3f s before)",
+                                                  top.name, corrected.pictureDuration, result.pictureDuration))
       }
-      result.renditions[0] = corrected.renditions[0]
-      result.topCRF = corrected.topCRF
-      result.topQuality = measured
+      rendition = corrected.renditions[0]
+      crf = corrected.crfs[0]
       quality = measured
-      outcome.trials.append(.init(crf: crf, ssim: measured.ssim))
+      outcome.trials.append(.init(crf: next, ssim: measured.ssim))
     }
   }
 
   /// What the SSIM check did to the top rendition.
-  struct QualityOutcome {
+  struct QualityOutcome: Sendable {
     /// Its encodes, in order (empty when the check is off).
     var trials: [QualityTarget.Trial] = []
     /// Why each correction was made (`QualityCorrection.Decision`).

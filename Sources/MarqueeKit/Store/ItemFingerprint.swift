@@ -110,7 +110,9 @@ public struct ItemFingerprint: Sendable, Equatable {
   /// 30: every video's sound brought to `audio_loudness` (−16 LUFS by
   /// default) by one gain, its true peak as encoded held at −1 dBTP
   /// (`LoudnessAdjustment`).
-  public static let outputFormatVersion = 30
+  /// 31: an HEVC twin of every rendition (`video_codecs`), in the same
+  /// master playlist.
+  public static let outputFormatVersion = 31
 
   /// Marquee's version (`marquee --version`).
   public static let marqueeVersion = "0.2.0"
@@ -150,7 +152,8 @@ public struct ItemFingerprint: Sendable, Equatable {
 
   /// Settings only video outputs depend on (left out of image fingerprints).
   static let videoOnlySettings: Set<String> = ["segmentDuration", "maxHeight", "videoURL", "renditions", "mp4Height",
-                                                 "videoCRF", "videoTargetSSIM", "audioLoudness"]
+                                                 "videoCRF", "videoTargetSSIM", "audioLoudness",
+                                                 "videoCodecs"]
   /// Settings that decide whether an item may be published, never what its
   /// outputs hold (left out of every fingerprint): a clean item is reused
   /// whichever way they are set.

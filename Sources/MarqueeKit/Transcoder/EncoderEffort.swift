@@ -34,6 +34,33 @@ public enum EncoderEffort {
   /// stays on.
   public static let x264Options = ["b-adapt=2", "rc-lookahead=60", "trellis=2"]
 
+  /// libx265 preset for the HEVC twins: on the corpus's mpeg2 fade at
+  /// 1080p, CRF 25, `medium` took 24 % fewer bytes than `fast` at a higher
+  /// SSIM, for 2.1x its CPU; one `medium` libx265 thread cost 1.5x one
+  /// libx264 thread with the options above on the rot270 clip, and a whole
+  /// item with its twins 2.3–2.5x the CPU of its H.264 ladder alone
+  /// (BENCHMARKS.md, "HEVC ladder"), within the 3x the twins may cost.
+  public static let hevcPreset = "medium"
+  /// x265 options beyond the preset and the fixed ones
+  /// (`Encoder.init(video:)`), each `key=value`: the same most consecutive
+  /// B-frames as libx264's.
+  public static var x265Options: [String] { ["bframes=\(bFrames)"] }
+
+  /// The encoder settings of rendition `r` at `crf`: libx264 with the
+  /// options above, or libx265 for an HEVC twin; the rendition's VBV;
+  /// `gopLength` pictures at most between IDRs.
+  static func settings(for r: RenditionPlan, frameRate: Rational, gopLength: Int, threads: Int,
+                       crf: Double) -> VideoEncoderSettings {
+    var s = VideoEncoderSettings(width: r.width, height: r.height, frameRate: frameRate,
+                                 bitRate: r.bitRate, maxRate: r.maxRate, bufferSize: r.bufferSize,
+                                 gopLength: gopLength, preset: r.codec == .hevc ? hevcPreset : preset, threads: threads,
+                                 crf: crf, initialBufferOccupancy: r.initialBufferOccupancy,
+                                 bFrames: bFrames, x264Options: x264Options)
+    s.codec = r.codec
+    if r.codec == .hevc { s.x265Options = x265Options }
+    return s
+  }
+
   /// One line for the item fingerprint: the options, the rule that
   /// lowers the CRF of small renditions (`RenditionPlanner.crfOffset`), the
   /// cap of a small source's top rendition, and the top rendition's SSIM
@@ -47,5 +74,7 @@ public enum EncoderEffort {
       + "x\(QualityTarget.maxCorrections):held\(QualityTarget.heldToCapShare)"
       + ";correction=fill\(QualityCorrection.heldFill):rate\(QualityCorrection.heldRate):share\(QualityCorrection.heldShare)"
       + ":gain\(QualityCorrection.minimumGain):one_thread"
+      + ";hevc=preset=\(hevcPreset):" + x265Options.joined(separator: ":")
+      + ":rate\(RenditionPlanner.hevcRateShare):crf+\(RenditionPlanner.hevcCRFOffset):min\(RenditionPlanner.hevcMinimumSide)"
   }
 }

@@ -60,6 +60,9 @@ public struct RenditionPlan: Sendable, Equatable {
   /// Whether this is the ladder's rung for weak networks (`WeakNetworkRung`):
   /// listed last, with its own lower-rate AAC-LC.
   public var isWeakNetwork = false
+  /// Which encoder makes it: libx264, or libx265 for the HEVC twin of an
+  /// H.264 rendition (`RenditionPlanner.hevcTwin(of:)`).
+  public var codec: VideoCodec = .h264
 
   public init(width: Int, height: Int, bitRate: Int, name: String) {
     self.width = width
@@ -87,11 +90,20 @@ public struct VideoPlan: Sendable, Equatable {
   public var displayHeight: Int
   /// Constant output frame rate in frames per second.
   public var frameRate: Rational
-  /// Renditions, largest first; the last is the weak-network rung
-  /// (`WeakNetworkRung`).
+  /// Renditions: the H.264 ones largest first, the last of them the
+  /// weak-network rung (`WeakNetworkRung`); then, when the job asks for
+  /// HEVC, the HEVC twins of those at least `hevcMinimumSide` on each
+  /// side, in the same order.
   public var renditions: [RenditionPlan]
-  /// Index into `renditions` of the one muxed to MP4 (nearest 720p).
+  /// Index into `renditions` of the one muxed to MP4 (nearest 720p, H.264).
   public var mp4Rendition: Int
+
+  /// The indices of the renditions whose SSIM the top-rendition check
+  /// measures: the first rendition of each codec (the largest picture).
+  public var measuredRenditions: [Int] {
+    var seen: Set<VideoCodec> = []
+    return renditions.indices.filter { seen.insert(renditions[$0].codec).inserted }
+  }
 }
 
 /// Pure planning of sizes, frame rate and ladder from stream facts.
@@ -295,8 +307,10 @@ public enum RenditionPlanner {
   ///   rung for weak networks (`WeakNetworkRung.added(to:portrait:)`):
   ///   the lowest rung when it is 144p or smaller, else a 144p one added.
   ///   The MP4 is never made from that rung.
+  ///   Then, with `.hevc` in `codecs`, the HEVC twin of every rendition
+  ///   whose sides are both at least `hevcMinimumSide` (`hevcTwin(of:)`).
   public static func plan(stream: StreamInfo, requests: [RenditionRequest], maxHeight: Int,
-                          mp4Height: Int? = nil) -> VideoPlan {
+                          mp4Height: Int? = nil, codecs: [VideoCodec] = [.h264]) -> VideoPlan {
     let display = displaySize(codedWidth: stream.width, codedHeight: stream.height,
                               sampleAspectRatio: stream.sampleAspectRatio, transform: stream.orientation)
     let fps = frameRate(average: stream.frameRate, base: stream.baseFrameRate)
@@ -363,7 +377,47 @@ public enum RenditionPlanner {
     let mp4 = plans.indices.filter { !plans[$0].isWeakNetwork }.min {
       abs(min(plans[$0].width, plans[$0].height) - wanted) < abs(min(plans[$1].width, plans[$1].height) - wanted)
     } ?? 0
+    if codecs.contains(.hevc) {
+      plans += plans.filter { min($0.width, $0.height) >= hevcMinimumSide }.map(hevcTwin(of:))
+    }
     return VideoPlan(displayWidth: display.width, displayHeight: display.height, frameRate: fps,
                      renditions: plans, mp4Rendition: mp4)
+  }
+
+  /// The smallest side of a picture that gets an HEVC twin, pixels: one
+  /// 64×64 coding tree unit. libx265 3.5 refuses pictures under 16 pixels
+  /// a side, and corrupts its heap and aborts on some sizes under 64 (41
+  /// of 180 tried, 34 to 48 pixels wide and 16 to 40 high: 36x20, 40x22,
+  /// 48x26; BENCHMARKS.md, "HEVC ladder"); every size tried from 64x64 to
+  /// 144x144 encoded. Such a rendition has no HEVC twin.
+  public static let hevcMinimumSide = 64
+  /// An HEVC twin's VBV cap as a share of its H.264 rendition's: Apple's
+  /// HLS authoring specification puts HEVC 25 % below H.264 at equal
+  /// quality (1080p 4.5 against 6 Mbit/s), and published BD-rates put
+  /// x265 about 39 % below x264; 0.7 between the two.
+  public static let hevcRateShare = 0.7
+  /// Added to an H.264 rendition's CRF for its HEVC twin: libx265's CRF
+  /// scale sits about a point below libx264's in SSIM on the natural
+  /// clips (BENCHMARKS.md, "HEVC ladder": at CRF 23 + 1 the twin measures
+  /// within 0.002 of the H.264 rendition's SSIM).
+  public static let hevcCRFOffset = 1.0
+  /// The folder-name suffix of an HEVC twin (`720p-hevc`).
+  public static let hevcNameSuffix = "-hevc"
+
+  /// The HEVC twin of the H.264 rendition `h264`: the same picture size,
+  /// frame rate and IDRs (the same `KeyframePlanner`), and the same sound;
+  /// its VBV cap and buffer `hevcRateShare` of the rendition's (the same
+  /// seconds of buffer, half full at the start), its CRF `hevcCRFOffset`
+  /// higher, named `<name>-hevc`.
+  public static func hevcTwin(of h264: RenditionPlan) -> RenditionPlan {
+    var twin = h264
+    twin.codec = .hevc
+    twin.name = h264.name + hevcNameSuffix
+    twin.bitRate = Int((Double(h264.bitRate) * hevcRateShare).rounded())
+    twin.maxRate = Int((Double(h264.maxRate) * hevcRateShare).rounded())
+    twin.bufferSize = Int((Double(h264.bufferSize) * hevcRateShare).rounded())
+    twin.initialBufferOccupancy = twin.bufferSize / 2
+    twin.crfOffset = h264.crfOffset + hevcCRFOffset
+    return twin
   }
 }

@@ -53,6 +53,10 @@ public struct TranscodeRequest: Sendable {
   /// MP4 sounds as the other renditions do); nil: measured when
   /// `loudnessTarget` is set.
   public var loudness: LoudnessAdjustment?
+  /// The codecs of the HLS ladder (`video_codecs`): H.264, and with
+  /// `.hevc` an HEVC twin of every rendition large enough
+  /// (`RenditionPlanner.hevcTwin(of:)`).
+  public var videoCodecs: [VideoCodec] = JobSettings.defaultVideoCodecs
 
   /// The first segment's length by default, seconds: a 1 s first segment
   /// keeps the bytes before the first picture (init section + first
@@ -114,10 +118,16 @@ public struct TranscodeResult: Sendable {
   /// encoded picture count over the frame rate. The MP4's duration, since
   /// its sound is cut to end with the pictures (`AudioPath`).
   public var pictureDuration: Double
+  /// The CRF each rendition was encoded at, by index into `renditions`.
+  public var crfs: [Double]
+  /// The SSIM of the renditions the check measures
+  /// (`VideoPlan.measuredRenditions`: the top one of each codec), by
+  /// index into `renditions`, when `TranscodeRequest.measuresTopQuality`.
+  public var qualities: [Int: PictureQuality] = [:]
   /// The x264 CRF the top rendition was encoded at.
-  public var topCRF: Double
+  public var topCRF: Double { crfs[0] }
   /// The top rendition's SSIM, when `TranscodeRequest.measuresTopQuality`.
-  public var topQuality: PictureQuality?
+  public var topQuality: PictureQuality? { qualities[0] }
   public var hasAudio: Bool
   /// The sound's measured loudness and the gain it was given; nil when
   /// there is no sound, `loudnessTarget` is nil, or it was not measured
@@ -158,7 +168,8 @@ public struct CoverPicture: Sendable {
 ///    then a reference to each picture for every rendition;
 /// 4. `RenditionFanOut` / `RenditionWorker`: per rendition, on its own
 ///    thread, scale and rotate → IDR forced at each segment boundary
-///    (`KeyframePlanner`) → libx264 → HLS muxer (+ MP4 muxer); rendition 0
+///    (`KeyframePlanner`) → libx264 (libx265 for an HEVC twin) → HLS
+///    muxer (+ MP4 muxer); rendition 0
 ///    shows its pictures to the request's `PictureSink` (the cover
 ///    extractor) before encoding them;
 /// 5. `AudioPath`: `aresample` → the loudness gain (measured first by
@@ -200,18 +211,31 @@ public struct Transcoder {
   ///   SSIM when `request.measuresTopQuality`.
   /// - Throws: what `run(_:)` throws.
   public func encodeTopRendition(_ request: TranscodeRequest, crf: Double) throws(MarqueeError) -> TranscodeResult {
+    try encodeRendition(0, request, crf: crf)
+  }
+
+  /// Encodes the rendition at `index` of the plan again, alone, at `crf`,
+  /// as `encodeTopRendition(_:crf:)` does the top one: the top HEVC twin
+  /// is corrected this way. Its SSIM is measured when
+  /// `request.measuresTopQuality`; the MP4 is written only when it is made
+  /// from that rendition.
+  ///
+  /// - Returns: the result with that one rendition (as `renditions[0]`,
+  ///   its quality as `qualities[0]`).
+  public func encodeRendition(_ index: Int, _ request: TranscodeRequest, crf: Double) throws(MarqueeError) -> TranscodeResult {
     var alone = request
     alone.pictureSink = nil
     alone.progress = nil
-    return try mapErrors(alone) { try transcode(alone, scope: .topRendition(crf: crf)) }
+    return try mapErrors(alone) { try transcode(alone, scope: .rendition(index, crf: crf)) }
   }
 
   /// Which renditions a transcode makes.
   enum Scope: Equatable {
     /// Every rendition of the plan, each at its CRF, and the MP4.
     case everyRendition
-    /// Rendition 0 alone at `crf` (and the MP4 when it is made from it).
-    case topRendition(crf: Double)
+    /// The rendition at an index alone at `crf` (and the MP4 when it is
+    /// made from it).
+    case rendition(Int, crf: Double)
   }
 
   /// Maps what a transcode throws to `MarqueeError`.
@@ -238,12 +262,15 @@ public struct Transcoder {
   private func transcode(_ request: TranscodeRequest, scope: Scope) throws -> TranscodeResult {
     let source = try SourceStreams(request)
     var plan = RenditionPlanner.plan(stream: source.video, requests: request.ladder, maxHeight: request.maxHeight,
-                                     mp4Height: request.mp4Height)
+                                     mp4Height: request.mp4Height, codecs: request.videoCodecs)
     var writesMP4 = true
     var topCRF: Double? = nil
-    if case .topRendition(let crf) = scope {
-      writesMP4 = plan.mp4Rendition == 0
-      plan.renditions = [plan.renditions[0]]
+    if case .rendition(let index, let crf) = scope {
+      guard plan.renditions.indices.contains(index) else {
+        throw MarqueeError(.encodeFailed, "the source's plan has no rendition \(index) to encode again")
+      }
+      writesMP4 = plan.mp4Rendition == index
+      plan.renditions = [plan.renditions[index]]
       plan.mp4Rendition = 0
       topCRF = crf
     }
@@ -259,7 +286,7 @@ public struct Transcoder {
     do {
       let fanOut = try RenditionFanOut(outputs: outputs, plan: plan, planners: planners, budget: request.budget,
                                        sink: request.pictureSink, frameDuration: 1 / plan.frameRate.doubleValue,
-                                       measuresTop: request.measuresTopQuality)
+                                       measured: request.measuresTopQuality ? plan.measuredRenditions : [])
       started = fanOut
       fanOut.start()
       return try transcode(request, source: source, plan: plan, outputs: outputs, fanOut: fanOut)
@@ -307,8 +334,8 @@ public struct Transcoder {
     try fanOut.finish()
     let renditions = try outputs.finish()
     return TranscodeResult(plan: plan, renditions: renditions, mp4Path: TranscodeOutputs.mp4Name,
-                           pictureDuration: video.pictureEnd.seconds, topCRF: outputs.topCRF,
-                           topQuality: fanOut.topQuality,
+                           pictureDuration: video.pictureEnd.seconds, crfs: outputs.crfs,
+                           qualities: fanOut.qualities,
                            hasAudio: audio?.producedAudio ?? false,
                            loudness: audio?.producedAudio == true ? loudness : nil,
                            warnings: warnings + read.warnings + read.health.warnings,

@@ -147,8 +147,8 @@ struct VideoAssetVerifier {
     var aspect: (Int, Int)? = nil
     var boundaries: [(uri: String, starts: [Double])] = []
     var defaultDuration: Double? = nil
-    // The last variant's peak as the weak-network budget measures it.
-    var weakPeak: Int? = nil
+    // Each variant's peak as the weak-network budget measures it.
+    var budgetPeaks: [Int: Int] = [:]
     for (index, variant) in playlist.variants.enumerated() {
       for key in ["BANDWIDTH", "AVERAGE-BANDWIDTH", "CODECS", "RESOLUTION", "FRAME-RATE"] where variant.attributes[key] == nil {
         fail(master, "variant \(variant.uri) lacks \(key)")
@@ -156,8 +156,10 @@ struct VideoAssetVerifier {
       for key in ["BANDWIDTH", "AVERAGE-BANDWIDTH"] {
         if let v = variant.attributes[key], (Int(v) ?? 0) <= 0 { fail(master, "variant \(variant.uri) has \(key)=\(v)") }
       }
-      if let codecs = variant.attributes["CODECS"], !codecs.hasPrefix("avc1.") {
-        fail(master, "variant \(variant.uri) CODECS=\"\(codecs)\" is not H.264 (avc1)")
+      let codec = variant.attributes["CODECS"].flatMap(Self.videoCodec(ofCodecs:))
+      if let codecs = variant.attributes["CODECS"], codec == nil {
+        fail(master, "variant \(variant.uri) CODECS=\"\(codecs)\" is not H.264 (avc1) or HEVC (hvc1)"
+          + (codecs.hasPrefix("hev1.") ? ": Apple's players need HEVC as hvc1, its parameter sets in the sample entry" : ""))
       }
       let resolution = variant.resolution
       if variant.attributes["RESOLUTION"] != nil && resolution == nil {
@@ -178,24 +180,35 @@ struct VideoAssetVerifier {
         fail(master, "variant URI \(variant.uri) does not stay inside the bundle")
         continue
       }
-      if let media = checkMediaPlaylist(path, resolution: resolution, codecs: variant.attributes["CODECS"]) {
+      if let media = checkMediaPlaylist(path, resolution: resolution, codec: codec) {
         boundaries.append((variant.uri, media.starts))
         if index == 0 { defaultDuration = media.total }
         if let measured = media.measured {
           checkDeclaredBandwidth(variant, measured: MeasuredBandwidth(segments: measured.segments,
                                                                       targetDuration: measured.target), master: master)
-          if index == playlist.variants.count - 1 {
-            weakPeak = WeakNetworkRung.budgetPeak(segments: measured.segments, targetDuration: measured.target)
-          }
+          budgetPeaks[index] = WeakNetworkRung.budgetPeak(segments: measured.segments, targetDuration: measured.target)
         }
       }
     }
-    if let last = playlist.variants.last {
+    let codecs = playlist.variants.map { $0.attributes["CODECS"].flatMap(Self.videoCodec(ofCodecs:)) }
+    if codecs.first == .hevc, codecs.contains(.h264) {
+      fail(master, "the first variant, \(playlist.variants[0].uri), is HEVC: a player that starts with the first one listed must get H.264")
+    }
+    // The weak-network rung ends each codec's ladder: H.264's always (it
+    // has one whenever it has two variants); HEVC's when it has two
+    // variants (a rendition under 64 pixels has no HEVC twin).
+    var families: [VideoCodec?: [Int]] = [:]
+    for (i, codec) in codecs.enumerated() { families[codec, default: []].append(i) }
+    for (codec, members) in families.sorted(by: { ($0.key?.rawValue ?? "") < ($1.key?.rawValue ?? "") }) {
+      guard let lastIndex = members.last else { continue }
+      let last = playlist.variants[lastIndex]
       // Its segments' measure; the declared peak when they cannot be read
       // (reported above).
-      let peak = weakPeak ?? last.attributes.integer("BANDWIDTH") ?? Int.max
-      if playlist.variants.count < 2 {
-        fail(master, "master playlist lists one variant: no variant for weak networks besides it")
+      let peak = budgetPeaks[lastIndex] ?? last.attributes.integer("BANDWIDTH") ?? Int.max
+      if members.count < 2 {
+        if codec != .hevc {
+          fail(master, "master playlist lists one \(codec.map { $0.displayName + " " } ?? "")variant: no variant for weak networks besides it")
+        }
       } else if peak > WeakNetworkRung.peakLimit {
         // A warning, not a failure: a real source is never refused for it
         // (at 1 fps a segment can carry 2 s of sound muxed late).
@@ -262,6 +275,14 @@ struct VideoAssetVerifier {
     }
   }
 
+  /// The video codec a `CODECS` value names first: `avc1.…` is H.264,
+  /// `hvc1.…` HEVC; nil for anything else (`hev1`, which Apple's players
+  /// refuse, included).
+  static func videoCodec(ofCodecs codecs: String) -> VideoCodec? {
+    let video = codecs.split(separator: ",").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+    return VideoCodec.allCases.first { video.hasPrefix($0.sampleEntry + ".") }
+  }
+
   private static func sameBoundaries(_ a: [Double], _ b: [Double]) -> Bool {
     a.count == b.count && zip(a, b).allSatisfy { abs($0 - $1) < 0.0015 }
   }
@@ -290,7 +311,7 @@ struct VideoAssetVerifier {
   /// the init section, and seconds, and the target duration (nil when a
   /// segment or the init section is missing).
   private mutating func checkMediaPlaylist(
-    _ path: String, resolution: (width: Int, height: Int)?, codecs: String?
+    _ path: String, resolution: (width: Int, height: Int)?, codec: VideoCodec?
   ) -> (starts: [Double], total: Double, measured: (segments: [(bits: Double, seconds: Double)], target: Int)?)? {
     guard let playlist = readPlaylist(path, kind: "media playlist")?.mediaPlaylist() else { return nil }
     for uri in playlist.urisWithoutDuration { fail(path, "segment \(uri) has no #EXTINF before it") }
@@ -309,6 +330,7 @@ struct VideoAssetVerifier {
       initPath = RelativePath.resolve(map, against: path)
       if let p = initPath {
         if (files.size(p) ?? 0) == 0 { fail(p, "initialization section (#EXT-X-MAP) is missing or empty") ; initPath = nil }
+        else if let codec { checkSampleEntry(p, codec: codec) }
       } else {
         fail(path, "#EXT-X-MAP URI \(map) does not stay inside the bundle")
       }
@@ -336,7 +358,8 @@ struct VideoAssetVerifier {
       sizes.append((size, segment.duration))
       fileCount += 1
       if decode, let initPath {
-        checkSegment(segmentPath, initPath: initPath, resolution: resolution, start: starts.last ?? 0, duration: segment.duration)
+        checkSegment(segmentPath, initPath: initPath, resolution: resolution, codec: codec ?? .h264,
+                     start: starts.last ?? 0, duration: segment.duration)
       }
     }
     var measured: (segments: [(bits: Double, seconds: Double)], target: Int)? = nil
@@ -375,7 +398,7 @@ struct VideoAssetVerifier {
   /// first picture at `start` and pictures for its whole `#EXTINF`
   /// `duration` (seconds), so a truncated or misplaced segment is found.
   private mutating func checkSegment(_ path: String, initPath: String, resolution: (width: Int, height: Int)?,
-                                     start expectedStart: Double, duration: Double) {
+                                     codec: VideoCodec, start expectedStart: Double, duration: Double) {
     let start: VideoStart
     do {
       start = try StreamProbe.segmentStart(initSection: files.url(initPath), segment: files.url(path), scratch: scratch,
@@ -397,7 +420,9 @@ struct VideoAssetVerifier {
                           covered, decoded.pictures, duration))
       }
     }
-    if start.codec != "h264" { fail(path, "video codec is \(start.codec), not H.264") }
+    if start.codec != codec.codecName {
+      fail(path, "video codec is \(start.codec), not \(codec.displayName) as the master playlist's CODECS says")
+    }
     if start.pixelFormat != "yuv420p" { fail(path, "pixel format is \(start.pixelFormat), not yuv420p") }
     if !start.firstPacketIsKeyframe || !start.firstFrameIsKeyframe || start.pictureType != "I" {
       fail(path, "does not start with a keyframe (first picture: \(start.pictureType)\(start.firstFrameIsKeyframe ? ", key" : ""))")
@@ -406,6 +431,25 @@ struct VideoAssetVerifier {
       fail(path, "pictures are \(start.width)x\(start.height) but the master playlist says \(r.width)x\(r.height)")
     }
     if let audio = start.audioCodec, audio != "aac" { fail(path, "audio codec is \(audio), not AAC") }
+  }
+
+  /// The init section's video sample entry is the one `CODECS` names
+  /// (`avc1`, `hvc1`): an HEVC track written as `hev1` does not play on
+  /// Apple's players (HLS authoring spec 1.10).
+  private mutating func checkSampleEntry(_ initPath: String, codec: VideoCodec) {
+    guard let data = try? files.open(initPath).readAll(limit: 1 << 20) else {
+      fail(initPath, "initialization section is unreadable or over 1 MiB")
+      return
+    }
+    let entries = ISOBMFF.sampleEntries(initSection: [UInt8](data)).map(\.description)
+    let video = ["avc1", "avc3", "hvc1", "hev1"]
+    guard let found = entries.first(where: video.contains) else {
+      fail(initPath, "initialization section has no H.264 or HEVC sample entry (found: \(entries.joined(separator: ", ")))")
+      return
+    }
+    if found != codec.sampleEntry {
+      fail(initPath, "video sample entry is \(found), not \(codec.sampleEntry) as the master playlist's CODECS says")
+    }
   }
 
   // MARK: - MP4

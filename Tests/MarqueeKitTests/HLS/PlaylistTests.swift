@@ -206,11 +206,15 @@ struct PlaylistTests {
   func bundleMaster() throws {
     let text = try String(contentsOf: GoldenFile.folder.appendingPathComponent("bundle/master.m3u8"), encoding: .utf8)
     let read = MasterPlaylist(text: text)
-    // The start variant, the top, then the weak-network variant last.
-    #expect(read.variants.map(\.uri) == ["234p/index.m3u8", "360p/index.m3u8", "144p/index.m3u8"])
+    // The start variant (H.264), the others by peak, then the weak-network
+    // variants last; each H.264 rendition has its HEVC twin.
+    #expect(read.variants.map(\.uri) == ["234p/index.m3u8", "360p/index.m3u8", "360p-hevc/index.m3u8",
+                                         "234p-hevc/index.m3u8", "144p/index.m3u8", "144p-hevc/index.m3u8"])
     #expect(read.variants.map { $0.attributes["CODECS"] }
-      == ["avc1.64000D,mp4a.40.2", "avc1.64001E,mp4a.40.2", "avc1.64000C,mp4a.40.2"])
-    #expect(read.iFrameVariants.map { $0["URI"] } == ["360p/iframes.m3u8", "234p/iframes.m3u8", "144p/iframes.m3u8"])
+      == ["avc1.64000D,mp4a.40.2", "avc1.64001E,mp4a.40.2", "hvc1.1.6.L63.90,mp4a.40.2", "hvc1.1.6.L60.90,mp4a.40.2",
+          "avc1.64000C,mp4a.40.2", "hvc1.1.6.L60.90,mp4a.40.2"])
+    #expect(read.iFrameVariants.map { $0["URI"] } == ["360p/iframes.m3u8", "234p/iframes.m3u8", "144p/iframes.m3u8",
+                                                      "360p-hevc/iframes.m3u8", "234p-hevc/iframes.m3u8", "144p-hevc/iframes.m3u8"])
   }
 
   // MARK: - Reading what is not well formed

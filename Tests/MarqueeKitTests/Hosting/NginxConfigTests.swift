@@ -215,6 +215,8 @@ struct NginxConfigTests {
 struct ServedFiles {
   let bundle: URL
   var master = "", media = "", iframes = "", initSection = "", segment = "", mp4 = ""
+  /// The first HEVC variant's media playlist (`hvc1` in the master).
+  var hevcMedia = ""
   var cover = "", coverJPEG = "", width = "", widthJPEG = ""
   /// The video's `duration` in `banners.json`, seconds.
   var duration = 0.0
@@ -243,13 +245,17 @@ struct ServedFiles {
     let masterText = try String(contentsOf: bundle.appendingPathComponent(master), encoding: .utf8)
     let variant = try #require(masterText.split(separator: "\n").first { !$0.hasPrefix("#") && !$0.isEmpty })
     media = folder + "/" + variant
+    let lines = masterText.split(separator: "\n").map(String.init)
+    let hevcInf = try #require(lines.firstIndex { $0.hasPrefix("#EXT-X-STREAM-INF:") && $0.contains("CODECS=\"hvc1.") },
+                               "no HEVC variant in \(master)")
+    hevcMedia = folder + "/" + lines[hevcInf + 1]
     let rendition = (media as NSString).deletingLastPathComponent
     iframes = rendition + "/iframes.m3u8"
     let mediaText = try String(contentsOf: bundle.appendingPathComponent(media), encoding: .utf8)
     let firstSegment = try #require(mediaText.split(separator: "\n").first { !$0.hasPrefix("#") && !$0.isEmpty })
     segment = rendition + "/" + firstSegment
     initSection = rendition + "/init.mp4"
-    for file in [master, media, iframes, initSection, segment, mp4, cover, coverJPEG, width, widthJPEG] {
+    for file in [master, media, hevcMedia, iframes, initSection, segment, mp4, cover, coverJPEG, width, widthJPEG] {
       try #require(FileManager.default.fileExists(atPath: bundle.appendingPathComponent(file).path), "\(file) missing")
     }
   }

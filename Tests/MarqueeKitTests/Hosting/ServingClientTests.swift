@@ -18,13 +18,13 @@ struct ServingClientTests {
   static var skipReason: String? { ServingChecks.skipReason }
 
   @Test(
-    "GStreamer playbin plays the master playlist and the MP4 over HTTP to EOS",
+    "GStreamer playbin plays the master playlist, the HEVC variant and the MP4 over HTTP to EOS",
     .enabled(if: skipReason == nil, "\(skipReason ?? "")"), .timeLimit(.minutes(5)))
   func gstreamerPlaysToEOS() async throws {
     let gst = try #require(ServingChecks.tool("gst-launch-1.0"), "gst-launch-1.0 is not installed (make setup-serving)")
     let served = try await ServedBundle.start()
     defer { served.stop() }
-    for path in [served.files.master, served.files.mp4] {
+    for path in [served.files.master, served.files.hevcMedia, served.files.mp4] {
       let run = try Run.process(
         "timeout",
         ["-s", "KILL", "120", gst, "-v", "playbin", "uri=\(served.url(path))",
@@ -39,7 +39,8 @@ struct ServingClientTests {
       let caps = output.split(separator: "\n").filter { $0.contains("caps = ") }
       #expect(caps.contains { $0.contains("caps = video/x-raw") && $0.contains("width=(int)320") }, "\(path): no raw video")
       #expect(caps.contains { $0.contains("caps = audio/x-raw") }, "\(path): no raw audio\n\(caps.joined(separator: "\n").suffix(3000))")
-      #expect(output.contains("avdec_h264") && output.contains("avdec_aac"), "\(path): not decoded by avdec_h264/avdec_aac")
+      let decoder = path == served.files.hevcMedia ? "avdec_h265" : "avdec_h264"
+      #expect(output.contains(decoder) && output.contains("avdec_aac"), "\(path): not decoded by \(decoder)/avdec_aac")
       if path.hasSuffix(".m3u8") {
         #expect(output.contains("hlsdemux"), "\(path) was not played as HLS")
       }

@@ -142,6 +142,11 @@ struct JobErrorCase: Sendable, CustomTestStringConvertible {
     .init("audio_loudness -70", job(settings: #"{"audio_loudness": -70}"#), path: "settings.audio_loudness", reason: "found -70"),
     .init("audio_loudness a string", job(settings: #"{"audio_loudness": "-16 LUFS"}"#), path: "settings.audio_loudness", reason: "expected a number, found a string"),
     .init("audio_loudness false", job(settings: #"{"audio_loudness": false}"#), path: "settings.audio_loudness", reason: "found a boolean"),
+    .init("video_codecs a string", job(settings: #"{"video_codecs": "hevc"}"#), path: "settings.video_codecs", reason: "must be a list of codecs"),
+    .init("video_codecs av1", job(settings: #"{"video_codecs": ["h264", "av1"]}"#), path: "settings.video_codecs[1]", reason: "must be \"h264\" or \"hevc\", found \"av1\""),
+    .init("video_codecs twice", job(settings: #"{"video_codecs": ["h264", "h264"]}"#), path: "settings.video_codecs[1]", reason: "listed twice"),
+    .init("video_codecs hevc alone", job(settings: #"{"video_codecs": ["hevc"]}"#), path: "settings.video_codecs", reason: "must start with \"h264\""),
+    .init("video_codecs empty", job(settings: #"{"video_codecs": []}"#), path: "settings.video_codecs", reason: "must start with \"h264\""),
     .init("allow_damaged_sources a string", job(settings: #"{"allow_damaged_sources": "yes"}"#), path: "settings.allow_damaged_sources", reason: "found a string"),
     .init("allow_damaged_sources 1", job(settings: #"{"allow_damaged_sources": 1}"#), path: "settings.allow_damaged_sources", reason: "found a number"),
   ]
@@ -308,6 +313,9 @@ struct JobErrorCase: Sendable, CustomTestStringConvertible {
     #expect(try parse(job(settings: #"{"audio_loudness": null}"#)).settings.audioLoudness == nil)
     #expect(try parse(job(settings: #"{"audio_loudness": -23}"#)).settings.audioLoudness == -23)
     #expect(try parse(job(settings: #"{"audio_loudness": -5}"#)).settings.audioLoudness == -5)
+    #expect(parsed.videoCodecs == [.h264, .hevc])
+    #expect(try parse(job(settings: #"{"video_codecs": ["h264"]}"#)).settings.videoCodecs == [.h264])
+    #expect(try parse(job(settings: #"{"video_codecs": ["h264", "hevc"]}"#)).settings.videoCodecs == [.h264, .hevc])
     #expect(parsed.allowDamagedSources == false && JobSettings.default.allowDamagedSources == false)
     #expect(try parse(job(settings: #"{"allow_damaged_sources": true}"#)).settings.allowDamagedSources)
   }

@@ -111,10 +111,12 @@ struct QualityTargetTests {
 
   /// Each variant of the item's master playlist as one file (init section
   /// and segments joined), by resolution.
-  static func variants(in dir: URL) throws -> [String: URL] {
+  static func variants(in dir: URL, codec: String = "avc1.") throws -> [String: URL] {
     let (_, variants) = try HLSCheck.variants(master: RateControlTests.master(dir))
     var files: [String: URL] = [:]
-    for v in variants { files[v.attributes["RESOLUTION"] ?? ""] = try RateControlTests.wholeVariant(v, into: dir) }
+    for v in variants where v.attributes["CODECS"]?.hasPrefix(codec) == true {
+      files[v.attributes["RESOLUTION"] ?? ""] = try RateControlTests.wholeVariant(v, into: dir)
+    }
     return files
   }
 
@@ -179,6 +181,16 @@ struct QualityTargetTests {
       #expect(abs(v.segments.reduce(0) { $0 + $1.duration } - 2) < 0.001)
     }
     #expect(try Oracle.videoPackets(top).first?.key == true)
+    // The top HEVC twin is held to the same target by the same meter
+    // (libavcodec's hevc decoder, libavfilter's ssim); ffmpeg agrees.
+    let hevcTrials = built.hevcQualityTrials
+    let hevcLast = try #require(hevcTrials.last, "the HEVC top was not measured")
+    let hevcTop = try #require(try Self.variants(in: dir, codec: "hvc1.")["320x180"])
+    let hevcMeasured = try Oracle.ssim(hevcTop, reference: source)
+    #expect(abs(hevcMeasured - hevcLast.ssim) < 0.0005, "ffmpeg \(hevcMeasured), Marquee's meter \(hevcLast.ssim)")
+    #expect(hevcLast.ssim >= target || built.summary.contains("HEVC top SSIM") && built.summary.contains("under the target"),
+            "\(hevcTrials): \(built.summary)")
+    #expect(abs((hevcTrials.first?.crf ?? 0) - (21 + RenditionPlanner.hevcCRFOffset)) < 0.01, "\(hevcTrials)")
 
     // The same bytes on one permit (`--jobs 1`) as without a limit, and
     // for three builds run at once on a loaded machine: libx264's slice

@@ -50,8 +50,8 @@ struct RenditionScalingTests {
     settings.renditions = [RenditionRequest(height: 360, bitrateKbps: 1500), RenditionRequest(height: 240, bitrateKbps: 800)]
     _ = try TranscoderTests.build(src, in: dir, settings: settings)
     let (_, variants) = try HLSCheck.variants(master: TranscoderTests.master(dir))
-    // 360p, 240p and the weak-network 144p.
-    #expect(variants.count == 3)
+    // 360p, 240p and the weak-network 144p, and their HEVC twins.
+    #expect(variants.count == 6)
     let reference = try Oracle.grayFrames(src, width: 64, height: 36)[0]
     for variant in variants {
       let seg = try HLSCheck.standaloneSegment(map: variant.mapURL, segment: variant.segments[0].url)
@@ -82,8 +82,8 @@ struct RenditionScalingTests {
                            RenditionRequest(height: 160, bitrateKbps: 400)]
     _ = try TranscoderTests.build(src, in: dir, settings: settings)
     let (_, variants) = try HLSCheck.variants(master: TranscoderTests.master(dir))
-    // 360p, 240p, 160p and the weak-network 144p.
-    #expect(variants.count == 4)
+    // 360p, 240p, 160p and the weak-network 144p, and their HEVC twins.
+    #expect(variants.count == 8)
     for variant in variants {
       let seg = try HLSCheck.standaloneSegment(map: variant.mapURL, segment: variant.segments[0].url)
       defer { try? FileManager.default.removeItem(at: seg) }

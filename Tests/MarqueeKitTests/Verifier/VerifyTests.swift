@@ -339,6 +339,41 @@ struct VerifyTests {
     #expect(BundleVerifier().verify(bundle: bundle).violations.isEmpty)
   }
 
+  @Test("an HEVC variant declared hev1, one whose init section is not hvc1, and an HEVC variant listed first are reported")
+  func hevcVariants() async throws {
+    let fixture = try BatchFixture("verify-hevc")
+    defer { fixture.remove() }
+    let bundle = try await Self.builtBundle(fixture)
+    let folder = (try Self.path(bundle, item: 0, key: "url") as NSString).deletingLastPathComponent
+    let masterURL = bundle.appendingPathComponent("\(folder)/master.m3u8")
+    let original = try String(contentsOf: masterURL, encoding: .utf8)
+    let twin = try #require(MasterPlaylist(text: original).variants.first { $0.attributes["CODECS"]?.hasPrefix("hvc1.") == true },
+                            "no HEVC variant in \(original)")
+    let codecs = try #require(twin.attributes["CODECS"])
+    func verify(_ text: String) throws -> [Violation] {
+      try Data(text.utf8).write(to: masterURL)
+      return BundleVerifier().verify(bundle: bundle).violations
+    }
+    // Declared as hev1.
+    var found = try verify(original.replacingOccurrences(of: "CODECS=\"\(codecs)\"",
+                                                         with: "CODECS=\"\(codecs.replacingOccurrences(of: "hvc1.", with: "hev1."))\""))
+    #expect(found.contains { $0.problem.contains("need HEVC as hvc1") }, "\(found)")
+    // Declared HEVC over the H.264 rendition's files.
+    var lines = original.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    let at = try #require(lines.firstIndex(of: twin.uri))
+    lines[at] = twin.uri.replacingOccurrences(of: RenditionPlanner.hevcNameSuffix + "/", with: "/")
+    found = try verify(lines.joined(separator: "\n"))
+    #expect(found.contains { $0.problem.contains("video sample entry is avc1, not hvc1") }, "\(found)")
+    // The HEVC variant moved to the top.
+    lines = original.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    let inf = lines[at - 1], uri = lines[at]
+    lines.removeSubrange(at - 1...at)
+    lines.insert(contentsOf: [inf, uri], at: 3)
+    found = try verify(lines.joined(separator: "\n"))
+    #expect(found.contains { $0.problem.contains("is HEVC: a player that starts with the first one listed must get H.264") }, "\(found)")
+    #expect(try verify(original).isEmpty)
+  }
+
   @Test("a missing bundle folder is a usage error; a folder without banners.json fails")
   func missingBundle() throws {
     let fixture = try BatchFixture("verify-missing")

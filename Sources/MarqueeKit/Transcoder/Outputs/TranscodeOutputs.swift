@@ -1,7 +1,7 @@
 import Foundation
 
-/// The encoders and muxers of one transcode: a libx264 encoder and an HLS
-/// fMP4 muxer per rendition, one AAC-LC encoder shared by every muxer but
+/// The encoders and muxers of one transcode: a libx264 (or, for an HEVC
+/// twin, libx265) encoder and an HLS fMP4 muxer per rendition, one AAC-LC encoder shared by every muxer but
 /// the weak-network rung's, which has its own at
 /// `WeakNetworkRung.audioBitRate` (`audioEncoders`), and
 /// the fast-start MP4 muxer fed by one rendition's encoder
@@ -31,8 +31,8 @@ final class TranscodeOutputs {
   /// The MP4 muxer; nil when this transcode makes no MP4 (a correction of
   /// the top rendition when the MP4 is another's).
   let mp4: OutputContainer?
-  /// The x264 CRF of rendition 0.
-  let topCRF: Double
+  /// The CRF of each rendition.
+  let crfs: [Double]
   /// What each rendition's encoder is (codecs string, profile, level).
   private let descriptions: [RenditionDescription]
   /// What each rendition's HLS muxer writes, learnt as it writes it.
@@ -55,14 +55,11 @@ final class TranscodeOutputs {
     let crfs = plan.renditions.enumerated().map { i, r in
       (i == 0 ? topCRF : nil) ?? r.crf(jobCRF: request.crf)
     }
-    self.topCRF = crfs[0]
+    self.crfs = crfs
     // A correction runs the first encode's threads (`EncoderEffort`).
     videoEncoders = try zip(plan.renditions, crfs).map { r, crf in
-      try Encoder(video: VideoEncoderSettings(width: r.width, height: r.height, frameRate: plan.frameRate,
-                                              bitRate: r.bitRate, maxRate: r.maxRate, bufferSize: r.bufferSize,
-                                              gopLength: gopLength, preset: EncoderEffort.preset, threads: request.encoderThreads,
-                                              crf: crf, initialBufferOccupancy: r.initialBufferOccupancy,
-                                              bFrames: EncoderEffort.bFrames, x264Options: EncoderEffort.x264Options))
+      try Encoder(video: EncoderEffort.settings(for: r, frameRate: plan.frameRate, gopLength: gopLength,
+                                                threads: request.encoderThreads, crf: crf))
     }
     var audioSettings: [AudioEncoderSettings] = []
     var audioSources = [Int?](repeating: nil, count: plan.renditions.count)
@@ -178,15 +175,22 @@ final class TranscodeOutputs {
     return mux
   }
 
-  /// The rendition's RFC 6381 codecs string and H.264 profile and level,
-  /// read from the SPS libx264 wrote into the encoder's extradata.
+  /// The rendition's RFC 6381 codecs string and profile and level, read
+  /// from the SPS libx264 or libx265 wrote into the encoder's extradata.
   private static func describe(_ r: RenditionPlan, encoder: Encoder, hasAudio: Bool) throws(MarqueeError) -> RenditionDescription {
+    let audio = hasAudio ? ",mp4a.40.2" : ""
+    if r.codec == .hevc {
+      guard let sps = encoder.hevcParameterSets else {
+        throw MarqueeError(.encodeFailed, "the \(r.name) encoder wrote no readable HEVC SPS (no profile and level for CODECS)")
+      }
+      return RenditionDescription(plan: r, codecs: sps.codecs + audio, profile: sps.profile, level: sps.level)
+    }
     guard let pl = encoder.h264ProfileAndLevel else {
       throw MarqueeError(.encodeFailed, "the \(r.name) encoder wrote no readable H.264 SPS (no profile and level for CODECS)")
     }
     return RenditionDescription(
       plan: r,
-      codecs: String(format: "avc1.%02X%02X%02X", pl.profile, pl.constraints, pl.level) + (hasAudio ? ",mp4a.40.2" : ""),
+      codecs: String(format: "avc1.%02X%02X%02X", pl.profile, pl.constraints, pl.level) + audio,
       profile: Int(pl.profile), level: Int(pl.level))
   }
 

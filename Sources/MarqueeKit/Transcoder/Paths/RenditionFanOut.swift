@@ -28,10 +28,10 @@ final class RenditionFanOut {
 
   /// - Parameters:
   ///   - sink: sees rendition 0's pictures, on its worker thread.
-  ///   - measuresTop: measure rendition 0's SSIM (`topQuality`).
+  ///   - measured: the renditions whose SSIM is measured (`qualities`).
   /// - Throws: `MediaIOError` when the SSIM measurement cannot be set up.
   init(outputs: TranscodeOutputs, plan: VideoPlan, planners: [KeyframePlanner], budget: CPUBudget,
-       sink: PictureSink?, frameDuration: Double, measuresTop: Bool = false) throws {
+       sink: PictureSink?, frameDuration: Double, measured: [Int] = []) throws {
     // The audio stream is the second stream of every muxer.
     let audioStreamIndex = 1
     let observer: ((Frame) throws -> Void)? = sink.map { sink in
@@ -40,15 +40,17 @@ final class RenditionFanOut {
         try sink.observe(picture, time: Double(picture.pts ?? 0) * frameDuration)
       }
     }
-    let top = plan.renditions[0]
-    let meter = measuresTop
-      ? try PictureQualityMeter(encoder: outputs.videoEncoders[0], width: top.width, height: top.height) : nil
+    var meters: [Int: PictureQualityMeter] = [:]
+    for i in measured where plan.renditions.indices.contains(i) {
+      let r = plan.renditions[i]
+      meters[i] = try PictureQualityMeter(encoder: outputs.videoEncoders[i], width: r.width, height: r.height)
+    }
     audioSources = outputs.audioSources
     workers = plan.renditions.indices.map { i in
       RenditionWorker(encoder: outputs.videoEncoders[i], hls: outputs.hls[i],
                       mp4: i == plan.mp4Rendition ? outputs.mp4 : nil,
                       audioStream: audioStreamIndex, budget: budget, planner: planners[i],
-                      observe: i == 0 ? observer : nil, meter: i == 0 ? meter : nil)
+                      observe: i == 0 ? observer : nil, meter: meters[i])
     }
   }
 
@@ -64,8 +66,12 @@ final class RenditionFanOut {
     for w in workers { try? w.join() }
   }
 
-  /// Rendition 0's SSIM, after `finish()`, when `measuresTop` was set.
-  var topQuality: PictureQuality? { workers[0].quality }
+  /// The SSIM of each rendition in `measured`, by index, after `finish()`.
+  var qualities: [Int: PictureQuality] {
+    var found: [Int: PictureQuality] = [:]
+    for (i, w) in workers.enumerated() { if let q = w.quality { found[i] = q } }
+    return found
+  }
 
   func start() {
     for w in workers { w.start() }
