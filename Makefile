@@ -7,7 +7,7 @@ DEMO_MEDIA := Pipelines/demo-media
 # font the dark-variant tests draw their banners' text with (ffmpeg drawtext).
 PACKAGES := pkg-config libavformat-dev libavcodec-dev libavfilter-dev \
   libswscale-dev libswresample-dev libavutil-dev libwebp-dev liblcms2-dev \
-  libheif-dev libjpeg62-turbo-dev ffmpeg nginx curl fonts-dejavu-core
+  libheif-dev libjpeg62-turbo-dev libavif-dev ffmpeg nginx curl fonts-dejavu-core
 
 # What `make test-serving` adds: real clients (headless Chromium; GStreamer's
 # playbin, with gstreamer1.0-libav for H.264 and AAC) and a one-node Slurm

@@ -12,7 +12,7 @@ let package = Package(
     .plugin(name: "MarqueeCommand", targets: ["MarqueeCommand"]),
   ],
   targets: [
-    // MARK: - C libraries (Debian 12: FFmpeg 5.1, libwebp 1.2)
+    // MARK: - C libraries (Debian 12: FFmpeg 5.1, libwebp 1.2, libavif 0.11)
     .systemLibrary(
       name: "CFFmpeg",
       pkgConfig: "libavformat",
@@ -35,6 +35,11 @@ let package = Package(
       providers: [.apt(["libheif-dev"])]
     ),
     .systemLibrary(
+      name: "CAVIF",
+      pkgConfig: "libavif",
+      providers: [.apt(["libavif-dev"])]
+    ),
+    .systemLibrary(
       name: "CJPEG",
       pkgConfig: "libjpeg",
       providers: [.apt(["libjpeg62-turbo-dev"])]
@@ -46,7 +51,7 @@ let package = Package(
     // MARK: - Core
     // The only module that imports the C libraries: every FFmpeg status code
     // becomes a typed `MediaIOError` here.
-    .target(name: "MediaIO", dependencies: ["CFFmpeg", "CWebP", "CLCMS2", "CHeif", "CJPEG", "CFileSystem"]),
+    .target(name: "MediaIO", dependencies: ["CFFmpeg", "CWebP", "CLCMS2", "CHeif", "CJPEG", "CAVIF", "CFileSystem"]),
     // The pipeline stages: job reader, transcoder, cover extractor, dark
     // variant generator, image renderer, manifest emitter.
     .target(name: "MarqueeKit", dependencies: ["MediaIO", "CFileSystem"]),

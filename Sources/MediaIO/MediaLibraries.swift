@@ -7,7 +7,7 @@ internal import CWebP
 /// upgraded codec library re-encodes instead of reusing outputs it would
 /// no longer produce byte for byte.
 public enum MediaLibraries {
-  /// `avformat 59.27.100, avcodec 59.37.100, …, webp 1.2.4`: the runtime
+  /// `avformat 59.27.100, avcodec 59.37.100, …, webp 1.2.4, avif 0.11.1 (…)`: the runtime
   /// versions (`avformat_version()` …, `WebPGetEncoderVersion()`), not the
   /// headers' compile-time ones.
   public static var versionSummary: String {
@@ -21,6 +21,8 @@ public enum MediaLibraries {
       ("swresample", ffmpeg(swresample_version())),
       ("avutil", ffmpeg(avutil_version())),
       ("webp", "\(webp >> 16).\((webp >> 8) & 0xFF).\(webp & 0xFF)"),
+      // libavif and the AV1 codecs it was built with (libaom encodes).
+      ("avif", AVIFLibrary.version),
     ]
     return lib.map { "\($0.0) \($0.1)" }.joined(separator: ", ")
   }
