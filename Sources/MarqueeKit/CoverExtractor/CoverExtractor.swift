@@ -6,6 +6,12 @@ public struct CoverFiles: Sendable, Equatable {
   public var jpeg: String
   public var darkWebP: String
   public var darkJPEG: String
+  /// The AVIF twins (`cover.avif`, `cover.dark.avif`); nil with AVIF off.
+  public var avif: String? = nil
+  public var darkAVIF: String? = nil
+  /// The AVIFs' quantizer (``AVIFQualityMatch``, chosen on the light
+  /// cover); nil when none was chosen.
+  public var avifQuantizer: Int? = nil
   /// Cover size in pixels: the video's top rendition size.
   public var width: Int
   public var height: Int
@@ -28,14 +34,20 @@ public struct CoverExtractor: Sendable {
   public var webpQuality: Int
   public var jpegQuality: Int
   public var darkVariants: DarkVariantGenerator
+  /// Whether the cover and its dark variant get AVIF twins
+  /// (`image_formats` holding `avif`).
+  public var makesAVIF: Bool
 
-  public init(webpQuality: Int, jpegQuality: Int, darkVariants: DarkVariantGenerator) {
+  public init(webpQuality: Int, jpegQuality: Int, darkVariants: DarkVariantGenerator, makesAVIF: Bool = false) {
     self.webpQuality = webpQuality
     self.jpegQuality = jpegQuality
     self.darkVariants = darkVariants
+    self.makesAVIF = makesAVIF
   }
 
-  /// Encodes and writes the four cover files.
+  /// Encodes and writes the four cover files, and with `makesAVIF` the
+  /// AVIF pair (its quantizer matched to the light WebP's SSIM,
+  /// ``AVIFQualityMatch``, and reused for the dark one).
   ///
   /// - Parameters:
   ///   - picture: the cover, RGBA sRGB, opaque.
@@ -49,6 +61,15 @@ public struct CoverExtractor: Sendable {
       (files.webp, try WebPEncoder.encode(picture, quality: webpQuality)),
       (files.jpeg, try JPEGEncoder.encode(picture, quality: jpegQuality)),
     ]
+    var avif: (String, Data)? = nil
+    if makesAVIF {
+      let match = try AVIFQualityMatch(show: { self.darkVariants.flattened($0, onto: self.darkVariants.surfaces.light) })
+        .choose(for: picture, webp: light[0].1)
+      files.avif = "cover.avif"
+      files.darkAVIF = "cover.dark.avif"
+      files.avifQuantizer = match.quantizer
+      avif = ("cover.avif", match.avif)
+    }
     // The dark cover is judged as `verify` judges it: each pair of files
     // decoded (the WebPs, the JPEGs).
     let check = DarkVariantCheck(surfaces: darkVariants.surfaces)
@@ -56,8 +77,12 @@ public struct CoverExtractor: Sendable {
       try? ImageSource.open(data: data, path: name, limits: InputLimits()).decodeStill().image
     }
     let lightPictures = light.map { decoded($0.1, $0.0).map(check.light) }
+    // Candidates are judged by their WebP and JPEG; the chosen one's AVIF
+    // is encoded once, below.
+    var candidateFiles = files
+    candidateFiles.darkAVIF = nil
     let (dark, darkWrites) = try darkVariants.makeCodedDarkVariant(
-      of: picture, encode: { (image) throws in try darkFiles(image, files: files) },
+      of: picture, encode: { (image) throws in try darkFiles(image, files: candidateFiles) },
       judge: { darkFiles in
         var problems: [String] = [], shortfall = 0.0
         for (lightPicture, darkFile) in zip(lightPictures, darkFiles) {
@@ -71,19 +96,36 @@ public struct CoverExtractor: Sendable {
     files.darkKind = dark.kind
     files.darkMethod = dark.method
     files.darkProblems = dark.problems
-    let writes = light + darkWrites
+    var extra: [(String, Data)] = []
+    if let avif, let darkPath = files.darkAVIF, let q = files.avifQuantizer {
+      extra = [avif, (darkPath, try AVIFEncoder.encode(dark.image, quantizer: q, alphaQuantizer: AVIFQualityMatch.alphaQuantizer(for: q)))]
+    }
+    let writes = light + darkWrites + extra
     for (path, data) in writes {
       try data.write(to: itemFolder.appendingPathComponent(path), options: .atomic)
     }
     return files
   }
 
-  /// The dark cover's two files for a dark picture of the cover's size:
-  /// WebP, and JPEG flattened onto the dark surface.
+  /// The dark cover's files for a dark picture of the cover's size:
+  /// WebP, JPEG flattened onto the dark surface, and when `files` names a
+  /// dark AVIF, the AVIF at `files.avifQuantizer` (or, when none was
+  /// chosen, at the quantizer matched to this dark WebP).
   func darkFiles(_ dark: RGBAImage, files: CoverFiles) throws -> [(String, Data)] {
-    [
-      (files.darkWebP, try WebPEncoder.encode(dark, quality: webpQuality)),
+    let webp = try WebPEncoder.encode(dark, quality: webpQuality)
+    var result = [
+      (files.darkWebP, webp),
       (files.darkJPEG, try JPEGEncoder.encode(darkVariants.flattened(dark), quality: jpegQuality)),
     ]
+    if let path = files.darkAVIF {
+      if let q = files.avifQuantizer {
+        result.append((path, try AVIFEncoder.encode(dark, quantizer: q, alphaQuantizer: AVIFQualityMatch.alphaQuantizer(for: q))))
+      } else {
+        let match = try AVIFQualityMatch(show: { self.darkVariants.flattened($0, onto: self.darkVariants.surfaces.dark) })
+          .choose(for: dark, webp: webp)
+        result.append((path, match.avif))
+      }
+    }
+    return result
   }
 }

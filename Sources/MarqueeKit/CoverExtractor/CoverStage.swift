@@ -97,7 +97,7 @@ public struct CoverStage: Sendable {
       }
     }
     let files = try CoverExtractor(webpQuality: settings.webpQuality, jpegQuality: settings.jpegQuality,
-                                   darkVariants: darkVariants)
+                                   darkVariants: darkVariants, makesAVIF: settings.makesAVIF)
       .write(picture, into: itemFolder)
     warnings += files.darkProblems.map { "dark cover (\(files.darkMethod.rawValue)): \($0)" }
     return Output(files: files, time: time, warnings: warnings, origin: origin)

@@ -36,7 +36,9 @@ struct DarkCoverWriter: Sendable {
     case .generated:
       return []
     case .same:
-      for (light, darkPath) in [(entry.coverPath, entry.darkCoverPath), (entry.coverJPEGPath, entry.darkCoverJPEGPath)] {
+      var pairs = [(entry.coverPath, entry.darkCoverPath), (entry.coverJPEGPath, entry.darkCoverJPEGPath)]
+      if let light = entry.coverAVIFPath, let dark = entry.darkCoverAVIFPath { pairs.append((light, dark)) }
+      for (light, darkPath) in pairs {
         try Data(contentsOf: url(light)).write(to: url(darkPath), options: .atomic)
       }
       return []
@@ -48,11 +50,13 @@ struct DarkCoverWriter: Sendable {
           "the designer's dark picture (dark.image) is black: \(PictureLook.describeBlack(statistics)); a cover is never black, so supply one with something lit in it",
           source: designer.text)
       }
+      // The designer's dark AVIF gets the quantizer matched to its own
+      // WebP (`CoverExtractor.darkFiles`).
       let files = CoverFiles(webp: entry.coverPath, jpeg: entry.coverJPEGPath, darkWebP: entry.darkCoverPath,
-                             darkJPEG: entry.darkCoverJPEGPath, width: entry.width, height: entry.height,
-                             darkKind: .photograph)
+                             darkJPEG: entry.darkCoverJPEGPath, avif: entry.coverAVIFPath, darkAVIF: entry.darkCoverAVIFPath,
+                             width: entry.width, height: entry.height, darkKind: .photograph)
       let extractor = CoverExtractor(webpQuality: settings.webpQuality, jpegQuality: settings.jpegQuality,
-                                     darkVariants: darkVariants)
+                                     darkVariants: darkVariants, makesAVIF: settings.makesAVIF)
       for (path, data) in try extractor.darkFiles(fitted.image, files: files) {
         try data.write(to: url(path), options: .atomic)
       }

@@ -25,7 +25,8 @@ import Foundation
 ///   `mime.types` (no `.m4s`) does not matter: `.m3u8`
 ///   `application/vnd.apple.mpegurl` (RFC 8216 §4), `.m4s`
 ///   `video/iso.segment` (the IANA type of ISO BMFF media segments),
-///   `.mp4` `video/mp4`, `.webp` `image/webp`, `.jpg` `image/jpeg`,
+///   `.mp4` `video/mp4`, `.webp` `image/webp`, `.avif` `image/avif`
+///   (nginx's own `mime.types` has it only since 1.21.4), `.jpg` `image/jpeg`,
 ///   `banners.json` `application/json` (RFC 8259).
 /// - gzip for playlists and JSON when the client accepts it, with
 ///   `Vary: Accept-Encoding`, also for requests through a proxy or CDN
@@ -80,6 +81,7 @@ public struct NginxBundleConfig: Sendable, Equatable {
     ("video/iso.segment", ["m4s"]),
     ("video/mp4", ["mp4"]),
     ("image/webp", ["webp"]),
+    ("image/avif", ["avif"]),
     ("image/jpeg", ["jpg", "jpeg"]),
     ("image/png", ["png"]),
     ("application/json", ["json"]),

@@ -10,7 +10,7 @@
 /// `NginxDarkThemeTests`:
 ///
 /// - `?theme=dark` (any letter case, anywhere in the query) on a
-///   `.webp`, `.jpg`, `.jpeg` or `.png` request serves the `.dark` sibling,
+///   `.webp`, `.avif`, `.jpg`, `.jpeg` or `.png` request serves the `.dark` sibling,
 ///   with its own `Content-Type`, `ETag` and `Last-Modified`.
 /// - No `theme`, `?theme=light` or any other value serves the light file.
 /// - A request that already names a `.dark` file is left alone (the
@@ -64,13 +64,13 @@ public enum NginxDarkThemeRule {
     if ($arg_theme ~* "^dark$") {
         set $marquee_dark_uri $uri;
     }
-    if ($marquee_dark_uri ~ "^(.+)(?<!\.dark)\.(webp|jpg|jpeg|png)$") {
+    if ($marquee_dark_uri ~ "^(.+)(?<!\.dark)\.(webp|avif|jpg|jpeg|png)$") {
         set $marquee_dark_uri "$1.dark.$2";
     }
     if ($marquee_dark_uri !~ "\.dark\.[a-z]+$") {
         set $marquee_dark_uri "";
     }
-    if ($request_filename ~ "^(.+)\.(webp|jpg|jpeg|png)$") {
+    if ($request_filename ~ "^(.+)\.(webp|avif|jpg|jpeg|png)$") {
         set $marquee_dark_file "$1.dark.$2";
     }
     if (!-f $marquee_dark_file) {

@@ -32,6 +32,9 @@ extension ImageRenderer {
     /// warning (`allow_damaged_sources`, `DamagedStill`); when false
     /// (default) it fails with `MarqueeError.Code.damagedSource`.
     public var allowsDamagedSource = false
+    /// Whether each still width gets an AVIF twin with its dark variant
+    /// (`image_formats` holding `avif`, the default); animations never do.
+    public var makesAVIF = true
 
     public init(
       widths: [Int] = Options.defaultWidths,
@@ -71,6 +74,7 @@ extension ImageRenderer {
         darkSurface: settings.darkSurface,
         limits: settings.inputLimits)
       allowsDamagedSource = settings.allowDamagedSources
+      makesAVIF = settings.makesAVIF
     }
 
     /// Why these options cannot be used, or nil.

@@ -49,7 +49,8 @@ public struct ImageRenderer: Sendable {
   /// Renders `source` and writes the files under `bundleRoot/images/<id>/`.
   ///
   /// Files, per rung of the ladder: `w<width>.webp`, `w<width>.jpg`,
-  /// `w<width>.dark.webp`, `w<width>.dark.jpg`. An existing
+  /// `w<width>.dark.webp`, `w<width>.dark.jpg`, and for a still with
+  /// `makesAVIF` `w<width>.avif` and `w<width>.dark.avif`. An existing
   /// `images/<id>/` folder is replaced.
   ///
   /// - Parameters:
@@ -116,6 +117,8 @@ public struct ImageRenderer: Sendable {
     var chosen: DarkVariant?
     var judgements = DarkJudgements()
     var decodedFiles = DecodedFiles()
+    // The AVIF quantizer, chosen on the widest light rung (the first).
+    var avifMatch: AVIFQualityMatch.Choice?
     for rung in ladder.reversed() {
       var encoded: [(String, Data)]?
       let resized: RGBAImage
@@ -149,12 +152,23 @@ public struct ImageRenderer: Sendable {
         rungDark = .picture(try scaled(matched, width: rung.width, height: rung.height, file: file))
       }
       let names = paths(width: rung.width)
-      if let encoded {
-        files += encoded
-      } else {
-        files += try encodeStill(resized, dark: rungDark, names: names, file: file)
+      let rungFiles: [(String, Data)]
+      if let encoded { rungFiles = encoded } else { rungFiles = try encodeStill(resized, dark: rungDark, names: names, file: file) }
+      files += rungFiles
+      var rendition = names.rendition(width: rung.width, height: rung.height)
+      if options.makesAVIF {
+        let webp = rungFiles.first { $0.0 == names.webp }?.1 ?? Data()
+        // The widest rung's light AVIF is the one the match encoded.
+        let fresh = avifMatch == nil
+        let match: AVIFQualityMatch.Choice
+        if let known = avifMatch { match = known } else { match = try matchAVIF(to: webp, of: resized, file: file) }
+        avifMatch = match
+        files += try encodeAVIF(resized, dark: rungDark, names: names, quantizer: match.quantizer,
+                                light: fresh ? match.avif : nil, file: file)
+        rendition.avifPath = names.avif
+        rendition.darkAvifPath = names.darkAvif
       }
-      renditions.insert(names.rendition(width: rung.width, height: rung.height), at: 0)
+      renditions.insert(rendition, at: 0)
     }
     var set = RenderedImageSet(
       widths: renditions, isAnimated: false, frameCount: 1, animationDuration: 0,
@@ -164,7 +178,42 @@ public struct ImageRenderer: Sendable {
     set.darkJudgements = judgements
     set.decodedFiles = decodedFiles
     set.health = picture.damage.map { SourceHealth(damagedStill: $0) }
+    set.avif = avifMatch.map {
+      RenderedImageSet.AVIFSummary(quantizer: $0.quantizer, avifSSIM: $0.avifSSIM, webpSSIM: $0.webpSSIM, encodes: $0.encodes)
+    }
     return (files, set)
+  }
+
+  // MARK: - AVIF
+
+  /// The AVIF quantizer for the widest light rung (``AVIFQualityMatch``),
+  /// its AVIF encoded on the way.
+  func matchAVIF(to webp: Data, of picture: RGBAImage, file: String) throws(MarqueeError) -> AVIFQualityMatch.Choice {
+    do {
+      return try AVIFQualityMatch(show: { self.flatten($0, onto: self.options.background) }).choose(for: picture, webp: webp)
+    } catch {
+      throw MarqueeError.encoding(error, file: file, output: "\(picture.width)x\(picture.height) AVIF")
+    }
+  }
+
+  /// The two AVIF files of one still rung at `quantizer`: the light one
+  /// (`light` when it is already encoded) and the dark one (the light
+  /// bytes with `"dark": "same"`).
+  func encodeAVIF(_ image: RGBAImage, dark: RungDark, names: RungPaths, quantizer q: Int, light encoded: Data?,
+                  file: String) throws(MarqueeError) -> [(String, Data)] {
+    let qa = AVIFQualityMatch.alphaQuantizer(for: q)
+    do {
+      let light: Data
+      if let encoded { light = encoded } else { light = try AVIFEncoder.encode(image, quantizer: q, alphaQuantizer: qa) }
+      switch dark {
+      case .sameAsLight:
+        return [(names.avif, light), (names.darkAvif, light)]
+      case .picture(let picture):
+        return [(names.avif, light), (names.darkAvif, try AVIFEncoder.encode(picture, quantizer: q, alphaQuantizer: qa))]
+      }
+    } catch {
+      throw MarqueeError.encoding(error, file: file, output: "\(image.width)x\(image.height) AVIF")
+    }
   }
 
   /// The widest rung's dark variant, judged as it is published
@@ -370,6 +419,7 @@ public struct ImageRenderer: Sendable {
   /// Bundle-relative names of one rung's files.
   struct RungPaths {
     var webp, jpeg, darkWebp, darkJpeg: String
+    var avif, darkAvif: String
 
     func rendition(width: Int, height: Int) -> RenderedImageSet.Rendition {
       RenderedImageSet.Rendition(width: width, height: height, webpPath: webp, jpegPath: jpeg,
@@ -381,7 +431,7 @@ public struct ImageRenderer: Sendable {
   func paths(width: Int) -> RungPaths {
     let base = "w\(width)"
     return RungPaths(webp: "\(base).webp", jpeg: "\(base).jpg", darkWebp: "\(base).dark.webp",
-                     darkJpeg: "\(base).dark.jpg")
+                     darkJpeg: "\(base).dark.jpg", avif: "\(base).avif", darkAvif: "\(base).dark.avif")
   }
 
   func unique(_ warnings: [String]) -> [String] {

@@ -17,6 +17,11 @@ public struct RenderedImageSet: Sendable, Equatable {
     public var darkWebpPath: String
     /// Dark variant, JPEG (flattened onto the dark surface), relative to the set's `folder`.
     public var darkJpegPath: String
+    /// AVIF twin of the WebP (stills with `image_formats` holding `avif`;
+    /// nil otherwise), relative to the set's `folder`.
+    public var avifPath: String? = nil
+    /// Its dark variant, relative to the set's `folder`.
+    public var darkAvifPath: String? = nil
 
     public init(width: Int, height: Int, webpPath: String, jpegPath: String, darkWebpPath: String,
                 darkJpegPath: String) {
@@ -71,6 +76,20 @@ public struct RenderedImageSet: Sendable, Equatable {
   /// A still built from a damaged source under `allow_damaged_sources`
   /// (`SourceHealth.damagedStill`); nil when the source is whole.
   public var health: SourceHealth? = nil
+  /// How the AVIFs' quantizer was chosen (``AVIFQualityMatch``); nil when
+  /// none were made.
+  public var avif: AVIFSummary? = nil
+
+  /// The AVIF quality match of a set, for the item's summary.
+  public struct AVIFSummary: Sendable, Equatable {
+    /// libaom's quantizer, 0–63, of every width and the dark variants.
+    public var quantizer: Int
+    /// SSIM of the widest light AVIF and WebP against the resized source.
+    public var avifSSIM: Double
+    public var webpSSIM: Double
+    /// Encodes the search made.
+    public var encodes: Int
+  }
 
   /// The widest rendition (the banners.json `url`).
   public var widest: Rendition { widths[widths.count - 1] }
@@ -90,8 +109,11 @@ public struct RenderedImageSet: Sendable, Equatable {
       id: id, path: p(top.webpPath), jpegPath: p(top.jpegPath), darkPath: p(top.darkWebpPath),
       darkJPEGPath: p(top.darkJpegPath), width: top.width, height: top.height, link: link,
       widths: widths.map {
-        ImageWidthEntry(width: $0.width, height: $0.height, webpPath: p($0.webpPath), jpegPath: p($0.jpegPath))
+        var entry = ImageWidthEntry(width: $0.width, height: $0.height, webpPath: p($0.webpPath), jpegPath: p($0.jpegPath))
+        entry.avifPath = $0.avifPath.map(p)
+        return entry
       },
-      darkPolicy: darkPolicy)
+      darkPolicy: darkPolicy,
+      avifPath: top.avifPath.map(p), darkAVIFPath: top.darkAvifPath.map(p))
   }
 }

@@ -103,6 +103,7 @@ extension JobTemplate {
         // null (each sound keeps its level) is a value of its own.
         case "audio_loudness": s.audioLoudness.map { Self.number($0) } ?? "null"
         case "video_codecs": "[" + s.videoCodecs.map { Self.string($0.rawValue) }.joined(separator: ", ") + "]"
+        case "image_formats": "[" + s.imageFormats.map { Self.string($0.rawValue) }.joined(separator: ", ") + "]"
         default: nil
         }
       return value.map { (key, $0) }

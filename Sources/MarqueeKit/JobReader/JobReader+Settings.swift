@@ -9,7 +9,7 @@ extension JobDocumentValidator {
     "dark_surface", "background", "max_duration", "max_pixels", "max_file_size_mb",
     "video_url", "renditions", "mp4_height", "image_widths", "video_crf", "video_target_ssim",
     "allow_damaged_sources", "allow_outside_sources", "max_bundle_mb", "max_item_mb", "audio_loudness",
-    "video_codecs",
+    "video_codecs", "image_formats",
   ]
 
   /// `settings.allow_outside_sources`: whether a source may lie outside the
@@ -146,7 +146,34 @@ extension JobDocumentValidator {
     if let value = object["video_codecs"] {
       settings.videoCodecs = try videoCodecs(value, at: path("video_codecs"))
     }
+    if let value = object["image_formats"] {
+      settings.imageFormats = try imageFormats(value, at: path("image_formats"))
+    }
     return settings
+  }
+
+  /// `image_formats`: a list of image formats (`webp`, `jpeg`, `avif`),
+  /// each once, holding `webp` and `jpeg` (the client contract names a
+  /// WebP and a JPEG of every picture); `avif` adds the AVIF twins. The
+  /// order written does not matter: the result is in
+  /// `ImageOutputFormat.allCases` order.
+  private func imageFormats(_ value: Any, at path: String) throws(JobError) -> [ImageOutputFormat] {
+    guard let list = value as? [Any] else {
+      throw fail(path, "must be a list of formats such as [\"webp\", \"jpeg\", \"avif\"], found \(JobJSON.render(value))")
+    }
+    var formats: [ImageOutputFormat] = []
+    for (i, item) in list.enumerated() {
+      let names = ImageOutputFormat.allCases.map { JobJSON.quoted($0.rawValue) }.joined(separator: ", ")
+      guard let name = item as? String, let format = ImageOutputFormat(rawValue: name) else {
+        throw fail("\(path)[\(i)]", "must be one of \(names), found \(JobJSON.render(item))")
+      }
+      if formats.contains(format) { throw fail("\(path)[\(i)]", "\(JobJSON.quoted(name)) is listed twice") }
+      formats.append(format)
+    }
+    for required in ImageOutputFormat.required where !formats.contains(required) {
+      throw fail(path, "must include \(JobJSON.quoted(required.rawValue)): banners.json names a WebP and a JPEG of every picture (the client contract); found \(JobJSON.render(value))")
+    }
+    return ImageOutputFormat.allCases.filter(formats.contains)
   }
 
   /// `video_codecs`: a list of codec names (`h264`, `hevc`), each once,

@@ -104,6 +104,15 @@ public struct JobSettings: Sendable, Equatable {
   /// that decode HEVC in hardware (every iPhone since the 7). The MP4 stays
   /// H.264. Default `["h264", "hevc"]`; `["h264"]` turns HEVC off.
   public var videoCodecs: [VideoCodec]
+  /// The formats of every image width and video cover (`image_formats`),
+  /// in `ImageOutputFormat.allCases` order: `webp` and `jpeg` always (the
+  /// client contract); `avif` adds an AVIF twin of each still WebP, with
+  /// its dark variant (animations stay WebP only). Default all three;
+  /// `["webp", "jpeg"]` turns AVIF off.
+  public var imageFormats: [ImageOutputFormat]
+
+  /// Whether the stills get AVIF twins (`image_formats` holds `avif`).
+  public var makesAVIF: Bool { imageFormats.contains(.avif) }
 
   /// Creates settings; every parameter defaults to the documented default.
   public init(
@@ -127,8 +136,10 @@ public struct JobSettings: Sendable, Equatable {
     maxBundleBytes: Int64? = nil,
     maxItemBytes: Int64? = nil,
     audioLoudness: Double? = JobSettings.defaultAudioLoudness,
-    videoCodecs: [VideoCodec] = JobSettings.defaultVideoCodecs
+    videoCodecs: [VideoCodec] = JobSettings.defaultVideoCodecs,
+    imageFormats: [ImageOutputFormat] = JobSettings.defaultImageFormats
   ) {
+    self.imageFormats = imageFormats
     self.videoCodecs = videoCodecs
     self.audioLoudness = audioLoudness
     self.maxBundleBytes = maxBundleBytes
@@ -172,6 +183,8 @@ public struct JobSettings: Sendable, Equatable {
   public static let defaultAudioLoudness: Double = -16
   /// The default `video_codecs`: H.264 and its HEVC twins.
   public static let defaultVideoCodecs: [VideoCodec] = [.h264, .hevc]
+  /// The default `image_formats`: WebP, JPEG and AVIF.
+  public static let defaultImageFormats: [ImageOutputFormat] = ImageOutputFormat.allCases
   /// Accepted `audio_loudness`, LUFS, besides null (off).
   public static let audioLoudnessRange: ClosedRange<Double> = -40 ... -5
   /// Accepted `webp_quality` and `jpeg_quality`.
@@ -221,3 +234,11 @@ extension JobSettings {
   public var surfaces: PictureLook.Surfaces { PictureLook.Surfaces(light: background, dark: darkSurface) }
 }
 
+
+/// An image format Marquee writes for stills (`image_formats`).
+public enum ImageOutputFormat: String, Sendable, Equatable, Hashable, CaseIterable, Codable {
+  case webp, jpeg, avif
+
+  /// The formats every job writes: banners.json's contract keys name them.
+  public static let required: [ImageOutputFormat] = [.webp, .jpeg]
+}

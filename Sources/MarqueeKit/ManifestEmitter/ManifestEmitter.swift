@@ -234,6 +234,8 @@ private struct ManifestItemBuilder {
     try set("cover_jpeg_url", url: video.coverJPEGPath)
     try set("cover_dark_url", url: video.darkCoverPath)
     try set("cover_dark_jpeg_url", url: video.darkCoverJPEGPath)
+    if let avif = video.coverAVIFPath { try set("cover_avif_url", url: avif) }
+    if let avif = video.darkCoverAVIFPath { try set("cover_dark_avif_url", url: avif) }
     members["dark_policy"] = .string(video.darkPolicy.rawValue)
     setPlaceholder(video.placeholder)
 
@@ -266,6 +268,8 @@ private struct ManifestItemBuilder {
     try set("jpeg_url", url: image.jpegPath)
     try set("dark_url", url: image.darkPath)
     try set("dark_jpeg_url", url: image.darkJPEGPath)
+    if let avif = image.avifPath { try set("avif_url", url: avif) }
+    if let avif = image.darkAVIFPath { try set("dark_avif_url", url: avif) }
     members["dark_policy"] = .string(image.darkPolicy.rawValue)
     setPlaceholder(image.placeholder)
     try setSize(width: image.width, height: image.height)
@@ -277,13 +281,14 @@ private struct ManifestItemBuilder {
       guard rung.width >= 1, rung.height >= 1 else {
         throw fail(key, "width and height must be at least 1, found \(rung.width)x\(rung.height)")
       }
-      sources.append(
-        .object([
-          "width": .integer(rung.width),
-          "height": .integer(rung.height),
-          "url": .string(try url(rung.webpPath, key: key + ".url")),
-          "jpeg_url": .string(try url(rung.jpegPath, key: key + ".jpeg_url")),
-        ]))
+      var source: [String: ManifestJSON] = [
+        "width": .integer(rung.width),
+        "height": .integer(rung.height),
+        "url": .string(try url(rung.webpPath, key: key + ".url")),
+        "jpeg_url": .string(try url(rung.jpegPath, key: key + ".jpeg_url")),
+      ]
+      if let avif = rung.avifPath { source["avif_url"] = .string(try url(avif, key: key + ".avif_url")) }
+      sources.append(.object(source))
     }
     members["sources"] = .array(sources)
   }

@@ -58,6 +58,10 @@ public struct VideoManifestEntry: Sendable, Equatable {
   /// The slot's placeholder, from the cover and the dark cover
   /// (`thumbhash`, `dark_thumbhash`, `color`, `dark_color`); nil writes none.
   public var placeholder: Placeholder? = nil
+  /// The cover's AVIF twin and its dark variant, bundle-relative
+  /// (`cover_avif_url`, `cover_dark_avif_url`); nil writes neither.
+  public var coverAVIFPath: String? = nil
+  public var darkCoverAVIFPath: String? = nil
 
   /// Creates an entry.
   public init(
@@ -123,6 +127,11 @@ public struct ImageManifestEntry: Sendable, Equatable {
   /// The slot's placeholder, from `url` and `dark_url` (`thumbhash`,
   /// `dark_thumbhash`, `color`, `dark_color`); nil writes none.
   public var placeholder: Placeholder? = nil
+  /// The widest rendition's AVIF twin and its dark variant,
+  /// bundle-relative (`avif_url`, `dark_avif_url`); nil for animations and
+  /// with AVIF off.
+  public var avifPath: String?
+  public var darkAVIFPath: String?
 
   /// Creates an entry.
   public init(
@@ -135,8 +144,12 @@ public struct ImageManifestEntry: Sendable, Equatable {
     height: Int,
     link: String?,
     widths: [ImageWidthEntry],
-    darkPolicy: DarkPolicyKind = .generated
+    darkPolicy: DarkPolicyKind = .generated,
+    avifPath: String? = nil,
+    darkAVIFPath: String? = nil
   ) {
+    self.avifPath = avifPath
+    self.darkAVIFPath = darkAVIFPath
     self.id = id
     self.path = path
     self.jpegPath = jpegPath
@@ -160,6 +173,9 @@ public struct ImageWidthEntry: Sendable, Equatable {
   public var webpPath: String
   /// JPEG file, bundle-relative.
   public var jpegPath: String
+  /// AVIF file, bundle-relative (the `sources` entry's `avif_url`); nil
+  /// writes none.
+  public var avifPath: String? = nil
 
   /// Creates a rung.
   public init(width: Int, height: Int, webpPath: String, jpegPath: String) {

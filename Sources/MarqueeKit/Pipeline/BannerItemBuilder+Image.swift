@@ -17,7 +17,10 @@ extension BannerItemBuilder {
     let animation = set.isAnimated ? String(format: ", %d frames, %.2f s", set.frameCount, Double(set.animationDuration) / 1000) : ""
     let darkText = spec.dark == .generated ? ", dark: \(set.darkKind), \(set.darkMethod.rawValue)"
       : Self.darkSummary(spec.dark, what: "dark")
-    let summary = "\(set.sourceSummary) → \(widths) WebP + JPEG\(animation)\(darkText)"
+    let avif = set.avif.map {
+      String(format: " + AVIF (q %d, SSIM %.4f, WebP %.4f)", $0.quantizer, $0.avifSSIM, $0.webpSSIM)
+    } ?? ""
+    let summary = "\(set.sourceSummary) → \(widths) WebP + JPEG\(avif)\(animation)\(darkText)"
     return ItemProduct(entry: .image(set.manifestEntry(id: spec.id, link: spec.link)), warnings: set.warnings,
                        summary: summary, health: set.health, darkJudgements: set.darkJudgements,
                        decodedFiles: set.decodedFiles)

@@ -163,11 +163,13 @@ public struct VideoBannerBuilder: Sendable {
     // The duration of what `url` plays: the start variant's #EXTINF sum,
     // or the MP4's, which lasts as long as its pictures.
     let duration = settings.videoURL == .mp4 ? result.pictureDuration : result.renditions[start].segments.duration
-    let entry = VideoManifestEntry(
+    var entry = VideoManifestEntry(
       id: spec.id, playlistPath: "master.m3u8", mp4Path: result.mp4Path,
       coverPath: cover.webp, coverJPEGPath: cover.jpeg, darkCoverPath: cover.darkWebP,
       darkCoverJPEGPath: cover.darkJPEG, duration: duration, width: top.width, height: top.height,
       autoplay: spec.autoplay, muted: spec.muted, link: spec.link, urlChoice: settings.videoURL)
+    entry.coverAVIFPath = cover.avif
+    entry.darkCoverAVIFPath = cover.darkAVIF
     var ladders: [String] = []
     for codec in VideoCodec.allCases {
       let sizes = result.renditions.filter { $0.plan.codec == codec }.map { "\($0.plan.width)x\($0.plan.height)" }
@@ -176,7 +178,8 @@ public struct VideoBannerBuilder: Sendable {
     var summary = String(format: "%@ → %@ @ %.3f fps%@, %.3f s, %@",
                          result.sourceCodec, ladders.joined(separator: "; "), result.plan.frameRate.doubleValue,
                          result.hasAudio ? " + AAC" : "", duration,
-                         coverOutput.origin + ", dark: \(cover.darkKind), \(cover.darkMethod.rawValue)")
+                         coverOutput.origin + ", dark: \(cover.darkKind), \(cover.darkMethod.rawValue)"
+                           + (cover.avifQuantizer.map { ", cover AVIF q \($0)" } ?? ""))
     if let loudness = result.loudness { summary += ", " + loudness.summary }
     for codec in VideoCodec.allCases {
       guard let outcome = outcomes[codec], !outcome.trials.isEmpty else { continue }

@@ -112,7 +112,10 @@ public struct ItemFingerprint: Sendable, Equatable {
   /// (`LoudnessAdjustment`).
   /// 31: an HEVC twin of every rendition (`video_codecs`), in the same
   /// master playlist.
-  public static let outputFormatVersion = 31
+  /// 32: an AVIF twin of every still image width and video cover, with its
+  /// dark variant (`image_formats`), its quantizer matched to the WebP's
+  /// SSIM (`AVIFQualityMatch`).
+  public static let outputFormatVersion = 32
 
   /// Marquee's version (`marquee --version`).
   public static let marqueeVersion = "0.2.0"

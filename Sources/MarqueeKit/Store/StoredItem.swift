@@ -20,6 +20,9 @@ struct StoredItem: Codable, Sendable, Equatable {
     var coverJPEGPath: String
     var darkCoverPath: String
     var darkCoverJPEGPath: String
+    /// The cover's AVIF pair; absent with AVIF off.
+    var coverAVIFPath: String? = nil
+    var darkCoverAVIFPath: String? = nil
     var duration: Double
     var width: Int
     var height: Int
@@ -31,6 +34,8 @@ struct StoredItem: Codable, Sendable, Equatable {
     var height: Int
     var webpPath: String
     var jpegPath: String
+    /// Absent for animations and with AVIF off.
+    var avifPath: String? = nil
   }
 
   struct Image: Codable, Sendable, Equatable {
@@ -38,6 +43,10 @@ struct StoredItem: Codable, Sendable, Equatable {
     var jpegPath: String
     var darkPath: String
     var darkJPEGPath: String
+    /// The widest rendition's AVIF pair; absent for animations and with
+    /// AVIF off.
+    var avifPath: String? = nil
+    var darkAVIFPath: String? = nil
     var width: Int
     var height: Int
     var widths: [ImageWidth]
@@ -106,6 +115,10 @@ struct StoredItem: Codable, Sendable, Equatable {
   ///   empty, `.` or `..` component (it would leave the item's files).
   init(entry: ManifestEntry, hash: String, warnings: [String], summary: String,
        files: [File], buildSeconds: Double) throws(MarqueeError) {
+    func inside(_ path: String?) throws(MarqueeError) -> String? {
+      guard let path else { return nil }
+      return try inside(path) as String
+    }
     func inside(_ path: String) throws(MarqueeError) -> String {
       let parts = path.split(separator: "/", omittingEmptySubsequences: false)
       guard !path.isEmpty, !parts.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." }) else {
@@ -130,18 +143,22 @@ struct StoredItem: Codable, Sendable, Equatable {
         coverJPEGPath: try inside(v.coverJPEGPath), darkCoverPath: try inside(v.darkCoverPath),
         darkCoverJPEGPath: try inside(v.darkCoverJPEGPath), duration: v.duration, width: v.width, height: v.height,
         urlChoice: v.urlChoice.rawValue)
+      video?.coverAVIFPath = try inside(v.coverAVIFPath)
+      video?.darkCoverAVIFPath = try inside(v.darkCoverAVIFPath)
       image = nil
     case .image(let i):
       kind = BannerKind.image.rawValue
       placeholder = i.placeholder
       var widths: [ImageWidth] = []
       for w in i.widths {
-        widths.append(ImageWidth(width: w.width, height: w.height, webpPath: try inside(w.webpPath), jpegPath: try inside(w.jpegPath)))
+        widths.append(ImageWidth(width: w.width, height: w.height, webpPath: try inside(w.webpPath), jpegPath: try inside(w.jpegPath),
+                                 avifPath: try inside(w.avifPath)))
       }
       darkPolicy = i.darkPolicy == .generated ? nil : i.darkPolicy
       image = Image(
         path: try inside(i.path), jpegPath: try inside(i.jpegPath), darkPath: try inside(i.darkPath),
-        darkJPEGPath: try inside(i.darkJPEGPath), width: i.width, height: i.height, widths: widths)
+        darkJPEGPath: try inside(i.darkJPEGPath), avifPath: try inside(i.avifPath), darkAVIFPath: try inside(i.darkAVIFPath),
+        width: i.width, height: i.height, widths: widths)
       video = nil
     }
   }
@@ -160,13 +177,19 @@ struct StoredItem: Codable, Sendable, Equatable {
         duration: v.duration, width: v.width, height: v.height, autoplay: spec.autoplay, muted: spec.muted,
         link: spec.link, urlChoice: VideoURLChoice(rawValue: v.urlChoice) ?? .hls, darkPolicy: dark)
       entry.placeholder = placeholder
+      entry.coverAVIFPath = v.coverAVIFPath.map(at)
+      entry.darkCoverAVIFPath = v.darkCoverAVIFPath.map(at)
       return .video(entry)
     case (.image, _, let i?):
       var entry = ImageManifestEntry(
         id: spec.id, path: at(i.path), jpegPath: at(i.jpegPath), darkPath: at(i.darkPath), darkJPEGPath: at(i.darkJPEGPath),
         width: i.width, height: i.height, link: spec.link,
-        widths: i.widths.map { ImageWidthEntry(width: $0.width, height: $0.height, webpPath: at($0.webpPath), jpegPath: at($0.jpegPath)) },
-        darkPolicy: dark)
+        widths: i.widths.map {
+          var rung = ImageWidthEntry(width: $0.width, height: $0.height, webpPath: at($0.webpPath), jpegPath: at($0.jpegPath))
+          rung.avifPath = $0.avifPath.map(at)
+          return rung
+        },
+        darkPolicy: dark, avifPath: i.avifPath.map(at), darkAVIFPath: i.darkAVIFPath.map(at))
       entry.placeholder = placeholder
       return .image(entry)
     default:
@@ -179,10 +202,13 @@ struct StoredItem: Codable, Sendable, Equatable {
   func verification(id: String, autoplay: Bool, muted: Bool) -> (video: VideoAssets?, image: ImageAssets?) {
     if let v = video {
       let url = v.urlChoice == VideoURLChoice.mp4.rawValue ? v.mp4Path : v.playlistPath
+      var covers = [("cover_url", v.coverPath, false), ("cover_jpeg_url", v.coverJPEGPath, false),
+                    ("cover_dark_url", v.darkCoverPath, true), ("cover_dark_jpeg_url", v.darkCoverJPEGPath, true)]
+      if let avif = v.coverAVIFPath { covers.append(("cover_avif_url", avif, false)) }
+      if let avif = v.darkCoverAVIFPath { covers.append(("cover_dark_avif_url", avif, true)) }
       return (VideoAssets(
         id: id, urlPath: url, masterPath: v.playlistPath, mp4Path: v.mp4Path,
-        covers: [("cover_url", v.coverPath, false), ("cover_jpeg_url", v.coverJPEGPath, false),
-                 ("cover_dark_url", v.darkCoverPath, true), ("cover_dark_jpeg_url", v.darkCoverJPEGPath, true)],
+        covers: covers,
         width: v.width, height: v.height, duration: ManifestEmitter.roundedDuration(v.duration), darkPolicy: dark,
         placeholder: placeholder), nil)
     }
@@ -193,9 +219,14 @@ struct StoredItem: Codable, Sendable, Equatable {
         .init(key: "dark_url", path: i.darkPath, width: i.width, height: i.height),
         .init(key: "dark_jpeg_url", path: i.darkJPEGPath, width: i.width, height: i.height),
       ]
+      if let avif = i.avifPath { files.append(.init(key: "avif_url", path: avif, width: i.width, height: i.height)) }
+      if let avif = i.darkAVIFPath { files.append(.init(key: "dark_avif_url", path: avif, width: i.width, height: i.height)) }
       for (n, w) in i.widths.enumerated() {
         files.append(.init(key: "sources[\(n)].url", path: w.webpPath, width: w.width, height: w.height))
         files.append(.init(key: "sources[\(n)].jpeg_url", path: w.jpegPath, width: w.width, height: w.height))
+        if let avif = w.avifPath {
+          files.append(.init(key: "sources[\(n)].avif_url", path: avif, width: w.width, height: w.height))
+        }
       }
       return (nil, ImageAssets(id: id, files: files, darkPolicy: dark, placeholder: placeholder))
     }

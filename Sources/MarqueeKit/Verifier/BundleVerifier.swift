@@ -131,7 +131,8 @@ public struct BundleVerifier: Sendable {
     let url = paths["url"]
     let isHLS = url.map { ($0 as NSString).pathExtension.lowercased() == "m3u8" } ?? false
     var covers: [(String, String, Bool)] = []
-    for (key, dark) in [("cover_url", false), ("cover_jpeg_url", false), ("cover_dark_url", true), ("cover_dark_jpeg_url", true)] {
+    for (key, dark) in [("cover_url", false), ("cover_jpeg_url", false), ("cover_dark_url", true), ("cover_dark_jpeg_url", true),
+                        ("cover_avif_url", false), ("cover_dark_avif_url", true)] {
       if let p = paths[key] { covers.append((key, p, dark)) }
     }
     return VideoAssets(
@@ -143,12 +144,12 @@ public struct BundleVerifier: Sendable {
   static func imageAssets(id: String, item: [String: Any], paths: [String: String]) -> ImageAssets {
     let width = item["width"] as? Int, height = item["height"] as? Int
     var files: [ImageAssets.File] = []
-    for key in ["url", "jpeg_url", "dark_url", "dark_jpeg_url"] {
+    for key in ["url", "jpeg_url", "dark_url", "dark_jpeg_url", "avif_url", "dark_avif_url"] {
       if let p = paths[key] { files.append(.init(key: key, path: p, width: width, height: height)) }
     }
     for (i, source) in ((item["sources"] as? [Any]) ?? []).enumerated() {
       guard let s = source as? [String: Any] else { continue }
-      for key in ["url", "jpeg_url"] {
+      for key in ["url", "jpeg_url", "avif_url"] {
         let k = "sources[\(i)].\(key)"
         if let p = paths[k] { files.append(.init(key: k, path: p, width: s["width"] as? Int, height: s["height"] as? Int)) }
       }
@@ -173,12 +174,12 @@ struct BundleURLResolver {
   static func urlKeys(of item: [String: Any]) -> [(String, String)] {
     var result: [(String, String)] = []
     for key in ["url", "cover_url", "hls_url", "mp4_url", "cover_jpeg_url", "cover_dark_url", "cover_dark_jpeg_url",
-                "jpeg_url", "dark_url", "dark_jpeg_url"] {
+                "cover_avif_url", "cover_dark_avif_url", "jpeg_url", "dark_url", "dark_jpeg_url", "avif_url", "dark_avif_url"] {
       if let v = item[key] as? String { result.append((key, v)) }
     }
     for (i, source) in ((item["sources"] as? [Any]) ?? []).enumerated() {
       guard let s = source as? [String: Any] else { continue }
-      for key in ["url", "jpeg_url"] {
+      for key in ["url", "jpeg_url", "avif_url"] {
         if let v = s[key] as? String { result.append(("sources[\(i)].\(key)", v)) }
       }
     }

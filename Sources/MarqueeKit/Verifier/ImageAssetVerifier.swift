@@ -182,6 +182,10 @@ struct ImageAssetVerifier {
   static let maxJudgedFileBytes: Int64 = 64 << 20
 
   private mutating func check(_ file: ImageAssets.File) {
+    if AVIFFileCheck.isAVIF(file.path) {
+      checkAVIF(file)
+      return
+    }
     guard (files.size(file.path) ?? 0) > 0 else {
       fail(file.path, "\(file.key): image is missing or empty")
       return
@@ -246,6 +250,18 @@ struct ImageAssetVerifier {
     }
   }
 
+  /// An AVIF twin (`avif_url`, `dark_avif_url`, `sources[i].avif_url`):
+  /// parsed, decoded when decoding, the size banners.json states (its
+  /// WebP's). Its dark sibling is checked like every light file's.
+  private mutating func checkAVIF(_ file: ImageAssets.File) {
+    var size: (width: Int, height: Int)? = nil
+    if let w = file.width, let h = file.height { size = (w, h) }
+    switch AVIFFileCheck.read(file.path, files: files, size: size, decode: decode) {
+    case .success: fileCount += 1
+    case .failure(let problem): fail(file.path, "\(file.key): \(problem.text)")
+    }
+  }
+
   /// Every light file (`url`, `jpeg_url`, each `sources[i]` width) needs
   /// the dark variant the nginx rule serves for `?theme=dark`.
   private mutating func checkDarkSibling(_ path: String, key: String, size: (Int?, Int?)) {
@@ -268,6 +284,13 @@ struct ImageAssetVerifier {
     guard let dark = RelativePath.darkSibling(of: path) else { return nil }
     guard (files.size(dark) ?? 0) > 0 else {
       return (dark, "\(key)?theme=dark has no dark variant to serve (expected \(dark))")
+    }
+    if AVIFFileCheck.isAVIF(dark) {
+      // Parsed only: the dark AVIF's own key decodes it.
+      if case .failure(let problem) = AVIFFileCheck.read(dark, files: files, size: size, decode: false) {
+        return (dark, "\(key)?theme=dark: the dark variant: \(problem.text)")
+      }
+      return nil
     }
     let header: ImageHeader
     do { header = try ImageSource.open(path: files.url(dark).path, limits: openLimits).header } catch {

@@ -508,6 +508,10 @@ struct VideoAssetVerifier {
   // MARK: - Covers
 
   private mutating func checkCover(_ path: String, key: String, isDark: Bool, videoSize: (width: Int, height: Int)?) {
+    if AVIFFileCheck.isAVIF(path) {
+      checkAVIFCover(path, key: key, isDark: isDark, videoSize: videoSize)
+      return
+    }
     guard (files.size(path) ?? 0) > 0 else {
       fail(path, "\(key): cover is missing or empty")
       return
@@ -541,6 +545,28 @@ struct VideoAssetVerifier {
       }
     } catch {
       fail(path, "\(key): cover does not decode: \(error.reason)")
+    }
+  }
+
+  /// A cover's AVIF twin (`cover_avif_url`, `cover_dark_avif_url`): the
+  /// video's size, decoded (when decoding) and not black, with its dark
+  /// sibling beside the light one.
+  private mutating func checkAVIFCover(_ path: String, key: String, isDark: Bool, videoSize: (width: Int, height: Int)?) {
+    switch AVIFFileCheck.read(path, files: files, size: videoSize, decode: decode) {
+    case .failure(let problem):
+      fail(path, "\(key): \(problem.text)")
+    case .success(let read):
+      fileCount += 1
+      if !isDark, let problem = ImageAssetVerifier.darkSiblingProblem(
+        of: path, key: key, files: files, size: (read.width, read.height)) {
+        fail(problem.path, problem.text)
+      }
+      if let picture = read.picture {
+        let statistics = PictureStatistics(image: picture, over: surfaces.surface(dark: isDark))
+        if PictureLook.isBlack(statistics) {
+          fail(path, "\(key): cover is black: \(PictureLook.describeBlack(statistics)); " + MarqueeError.coverFix)
+        }
+      }
     }
   }
 

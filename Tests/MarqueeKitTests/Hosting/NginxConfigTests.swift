@@ -136,6 +136,8 @@ struct NginxConfigTests {
     let media: [(path: String, type: String)] = [
       (files.initSection, "video/mp4"), (files.segment, "video/iso.segment"), (files.mp4, "video/mp4"),
       (files.cover, "image/webp"), (files.coverJPEG, "image/jpeg"), (files.width, "image/webp"), (files.widthJPEG, "image/jpeg"),
+      // The bundle's own types map serves AVIF as image/avif whatever the server's mime.types says.
+      (files.coverAVIF, "image/avif"), (files.widthAVIF, "image/avif"),
     ]
     for m in media {
       let r = try curl.get(p + m.path, compressed: true)
@@ -160,7 +162,7 @@ struct NginxConfigTests {
       let p = path as NSString
       return p.deletingPathExtension + ".dark." + p.pathExtension
     }
-    for path in [files.cover, files.coverJPEG, files.width, files.widthJPEG] {
+    for path in [files.cover, files.coverJPEG, files.width, files.widthJPEG, files.coverAVIF, files.widthAVIF] {
       let r = try curl.get(p + path + "?theme=dark")
       let darkBytes = try files.bytes(dark(path))
       #expect(r.status == 200 && r.body == darkBytes, "\(path)?theme=dark is not its dark file")
@@ -218,6 +220,8 @@ struct ServedFiles {
   /// The first HEVC variant's media playlist (`hvc1` in the master).
   var hevcMedia = ""
   var cover = "", coverJPEG = "", width = "", widthJPEG = ""
+  /// The AVIF twins of the cover and of the narrowest image width.
+  var coverAVIF = "", widthAVIF = ""
   /// The video's `duration` in `banners.json`, seconds.
   var duration = 0.0
 
@@ -241,6 +245,8 @@ struct ServedFiles {
     let source = try #require((image["sources"] as? [[String: Any]])?.first)
     width = try path(source["url"])
     widthJPEG = try path(source["jpeg_url"])
+    coverAVIF = try path(video["cover_avif_url"])
+    widthAVIF = try path(source["avif_url"])
     let folder = (master as NSString).deletingLastPathComponent
     let masterText = try String(contentsOf: bundle.appendingPathComponent(master), encoding: .utf8)
     let variant = try #require(masterText.split(separator: "\n").first { !$0.hasPrefix("#") && !$0.isEmpty })
@@ -255,7 +261,7 @@ struct ServedFiles {
     let firstSegment = try #require(mediaText.split(separator: "\n").first { !$0.hasPrefix("#") && !$0.isEmpty })
     segment = rendition + "/" + firstSegment
     initSection = rendition + "/init.mp4"
-    for file in [master, media, hevcMedia, iframes, initSection, segment, mp4, cover, coverJPEG, width, widthJPEG] {
+    for file in [master, media, hevcMedia, iframes, initSection, segment, mp4, cover, coverJPEG, width, widthJPEG, coverAVIF, widthAVIF] {
       try #require(FileManager.default.fileExists(atPath: bundle.appendingPathComponent(file).path), "\(file) missing")
     }
   }

@@ -339,7 +339,9 @@ struct ImageRendererCorpusTests {
     #expect(set.widths.allSatisfy { $0.width <= set.sourceWidth })
     #expect(set.widths.map(\.width) == set.widths.map(\.width).sorted())
     let names = try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("images/item").path)
-    #expect(names.count == set.widths.count * 4)
+    // Four files a width, and for a still the AVIF pair.
+    #expect(names.count == set.widths.count * (set.isAnimated ? 4 : 6))
+    #expect(set.widths.allSatisfy { ($0.avifPath != nil && $0.darkAvifPath != nil) == !set.isAnimated })
     for r in set.widths {
       for path in [r.webpPath, r.jpegPath, r.darkWebpPath, r.darkJpegPath] {
         #expect(set.folder == "images/item" && path.hasPrefix("w\(r.width)."))

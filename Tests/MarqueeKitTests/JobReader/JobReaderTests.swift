@@ -147,6 +147,11 @@ struct JobErrorCase: Sendable, CustomTestStringConvertible {
     .init("video_codecs twice", job(settings: #"{"video_codecs": ["h264", "h264"]}"#), path: "settings.video_codecs[1]", reason: "listed twice"),
     .init("video_codecs hevc alone", job(settings: #"{"video_codecs": ["hevc"]}"#), path: "settings.video_codecs", reason: "must start with \"h264\""),
     .init("video_codecs empty", job(settings: #"{"video_codecs": []}"#), path: "settings.video_codecs", reason: "must start with \"h264\""),
+    .init("image_formats a string", job(settings: #"{"image_formats": "avif"}"#), path: "settings.image_formats", reason: "must be a list of formats"),
+    .init("image_formats png", job(settings: #"{"image_formats": ["webp", "jpeg", "png"]}"#), path: "settings.image_formats[2]", reason: "must be one of \"webp\", \"jpeg\", \"avif\", found \"png\""),
+    .init("image_formats twice", job(settings: #"{"image_formats": ["webp", "jpeg", "avif", "avif"]}"#), path: "settings.image_formats[3]", reason: "listed twice"),
+    .init("image_formats without jpeg", job(settings: #"{"image_formats": ["webp", "avif"]}"#), path: "settings.image_formats", reason: "must include \"jpeg\""),
+    .init("image_formats without webp", job(settings: #"{"image_formats": ["jpeg"]}"#), path: "settings.image_formats", reason: "must include \"webp\""),
     .init("allow_damaged_sources a string", job(settings: #"{"allow_damaged_sources": "yes"}"#), path: "settings.allow_damaged_sources", reason: "found a string"),
     .init("allow_damaged_sources 1", job(settings: #"{"allow_damaged_sources": 1}"#), path: "settings.allow_damaged_sources", reason: "found a number"),
   ]
@@ -316,6 +321,10 @@ struct JobErrorCase: Sendable, CustomTestStringConvertible {
     #expect(parsed.videoCodecs == [.h264, .hevc])
     #expect(try parse(job(settings: #"{"video_codecs": ["h264"]}"#)).settings.videoCodecs == [.h264])
     #expect(try parse(job(settings: #"{"video_codecs": ["h264", "hevc"]}"#)).settings.videoCodecs == [.h264, .hevc])
+    #expect(parsed.imageFormats == [.webp, .jpeg, .avif] && parsed.makesAVIF)
+    #expect(try parse(job(settings: #"{"image_formats": ["jpeg", "webp"]}"#)).settings.imageFormats == [.webp, .jpeg])
+    #expect(try parse(job(settings: #"{"image_formats": ["avif", "jpeg", "webp"]}"#)).settings.imageFormats == [.webp, .jpeg, .avif])
+    #expect(try !parse(job(settings: #"{"image_formats": ["webp", "jpeg"]}"#)).settings.makesAVIF)
     #expect(parsed.allowDamagedSources == false && JobSettings.default.allowDamagedSources == false)
     #expect(try parse(job(settings: #"{"allow_damaged_sources": true}"#)).settings.allowDamagedSources)
   }

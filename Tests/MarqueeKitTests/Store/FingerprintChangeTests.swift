@@ -44,6 +44,18 @@ struct BuildCheckFingerprintChangeTests {
       .map(\.description) == ["dark generated → same"])
   }
 
+  @Test("image_formats is in the fingerprints of images and of videos (their covers), named by its job key")
+  func imageFormats() {
+    var s = JobSettings.default
+    s.imageFormats = [.webp, .jpeg]
+    for kind in [BannerKind.image, .video] {
+      let base = ItemFingerprint(spec: Self.spec(kind), settings: .default, sourceDigest: "aa")
+      let off = ItemFingerprint(spec: Self.spec(kind), settings: s, sourceDigest: "aa")
+      #expect(base.hash != off.hash, "\(kind)")
+      #expect(off.changes(since: base.inputs).map(\.key) == ["image_formats"], "\(kind)")
+    }
+  }
+
   @Test("a designer's dark picture: new bytes are a source change; a new path a setting")
   func darkPicture() {
     let picture = URL(fileURLWithPath: "/m/d.png")
