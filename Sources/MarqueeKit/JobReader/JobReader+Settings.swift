@@ -158,40 +158,44 @@ extension JobDocumentValidator {
   /// order written does not matter: the result is in
   /// `ImageOutputFormat.allCases` order.
   private func imageFormats(_ value: Any, at path: String) throws(JobError) -> [ImageOutputFormat] {
-    guard let list = value as? [Any] else {
-      throw fail(path, "must be a list of formats such as [\"webp\", \"jpeg\", \"avif\"], found \(JobJSON.render(value))")
-    }
-    var formats: [ImageOutputFormat] = []
-    for (i, item) in list.enumerated() {
-      let names = ImageOutputFormat.allCases.map { JobJSON.quoted($0.rawValue) }.joined(separator: ", ")
-      guard let name = item as? String, let format = ImageOutputFormat(rawValue: name) else {
-        throw fail("\(path)[\(i)]", "must be one of \(names), found \(JobJSON.render(item))")
-      }
-      if formats.contains(format) { throw fail("\(path)[\(i)]", "\(JobJSON.quoted(name)) is listed twice") }
-      formats.append(format)
-    }
+    let formats: [ImageOutputFormat] = try namesListedOnce(value, at: path, kind: "formats", example: #"["webp", "jpeg", "avif"]"#,
+                                                           choices: ", ")
     for required in ImageOutputFormat.required where !formats.contains(required) {
       throw fail(path, "must include \(JobJSON.quoted(required.rawValue)): banners.json names a WebP and a JPEG of every picture (the client contract); found \(JobJSON.render(value))")
     }
     return ImageOutputFormat.allCases.filter(formats.contains)
   }
 
+  /// A list of names of `T`'s cases (`video_codecs`, `image_formats`),
+  /// each at most once, in the order written.
+  ///
+  /// - Throws: `JobError` at `path` when it is not a list, or at
+  ///   `path[i]` for an unknown name ("must be one of …", the names joined
+  ///   by `choices`) or one listed twice.
+  private func namesListedOnce<T: RawRepresentable & CaseIterable & Equatable>(
+    _ value: Any, at path: String, kind: String, example: String, choices: String
+  ) throws(JobError) -> [T] where T.RawValue == String {
+    guard let list = value as? [Any] else {
+      throw fail(path, "must be a list of \(kind) such as \(example), found \(JobJSON.render(value))")
+    }
+    let names = T.allCases.map { JobJSON.quoted($0.rawValue) }.joined(separator: choices)
+    var found: [T] = []
+    for (i, item) in list.enumerated() {
+      guard let name = item as? String, let value = T(rawValue: name) else {
+        throw fail("\(path)[\(i)]", "must be \(choices == ", " ? "one of " : "")\(names), found \(JobJSON.render(item))")
+      }
+      if found.contains(value) { throw fail("\(path)[\(i)]", "\(JobJSON.quoted(name)) is listed twice") }
+      found.append(value)
+    }
+    return found
+  }
+
   /// `video_codecs`: a list of codec names (`h264`, `hevc`), each once,
   /// `h264` first (every rendition has an H.264 variant; HEVC variants
   /// are its twins).
   private func videoCodecs(_ value: Any, at path: String) throws(JobError) -> [VideoCodec] {
-    guard let list = value as? [Any] else {
-      throw fail(path, "must be a list of codecs such as [\"h264\", \"hevc\"], found \(JobJSON.render(value))")
-    }
-    var codecs: [VideoCodec] = []
-    for (i, item) in list.enumerated() {
-      let names = VideoCodec.allCases.map { JobJSON.quoted($0.rawValue) }.joined(separator: " or ")
-      guard let name = item as? String, let codec = VideoCodec(rawValue: name) else {
-        throw fail("\(path)[\(i)]", "must be \(names), found \(JobJSON.render(item))")
-      }
-      if codecs.contains(codec) { throw fail("\(path)[\(i)]", "\(JobJSON.quoted(name)) is listed twice") }
-      codecs.append(codec)
-    }
+    let codecs: [VideoCodec] = try namesListedOnce(value, at: path, kind: "codecs", example: #"["h264", "hevc"]"#,
+                                                   choices: " or ")
     guard codecs.first == .h264 else {
       throw fail(path, "must start with \"h264\": every rendition has an H.264 variant, for the players that cannot play HEVC; found \(JobJSON.render(value))")
     }
