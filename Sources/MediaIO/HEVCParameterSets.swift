@@ -44,19 +44,27 @@ public struct HEVCParameterSets: Sendable, Equatable {
       rbsp.append(b)
       zeros = b == 0 ? zeros + 1 : 0
     }
-    // 1 byte: vps id, max sub-layers, nesting; then profile_tier_level:
-    // 1 byte space/tier/profile, 4 compatibility, 6 constraints, 1 level.
+    // 1 byte: vps id, max sub-layers, nesting; then profile_tier_level.
     guard rbsp.count >= 13 else { return nil }
-    profileSpace = Int(rbsp[1] >> 6)
-    highTier = rbsp[1] & 0x20 != 0
-    profile = Int(rbsp[1] & 0x1F)
-    let flags = UInt32(rbsp[2]) << 24 | UInt32(rbsp[3]) << 16 | UInt32(rbsp[4]) << 8 | UInt32(rbsp[5])
+    self.init(profileTierLevel: Array(rbsp[1..<13]))
+  }
+
+  /// Reads the general part of a `profile_tier_level` (12 bytes: space,
+  /// tier and profile; 4 compatibility; 6 constraint; level), as an SPS
+  /// carries it after its first byte and an `hvcC` box at its bytes 1–12
+  /// (ISO/IEC 14496-15 §8.3.3.1); nil when fewer than 12 bytes are given.
+  public init?(profileTierLevel ptl: [UInt8]) {
+    guard ptl.count >= 12 else { return nil }
+    profileSpace = Int(ptl[0] >> 6)
+    highTier = ptl[0] & 0x20 != 0
+    profile = Int(ptl[0] & 0x1F)
+    let flags = UInt32(ptl[1]) << 24 | UInt32(ptl[2]) << 16 | UInt32(ptl[3]) << 8 | UInt32(ptl[4])
     // Stream order puts flag 0 first (the most significant bit).
     var reversed: UInt32 = 0
     for j in 0..<32 where flags & (1 << (31 - UInt32(j))) != 0 { reversed |= 1 << UInt32(j) }
     compatibility = reversed
-    constraints = Array(rbsp[6..<12])
-    level = Int(rbsp[12])
+    constraints = Array(ptl[5..<11])
+    level = Int(ptl[11])
   }
 
   /// The RFC 6381 `CODECS` value (`hvc1.1.6.L93.B0`), built as ISO/IEC

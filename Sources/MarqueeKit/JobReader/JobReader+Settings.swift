@@ -161,9 +161,16 @@ extension JobDocumentValidator {
     let formats: [ImageOutputFormat] = try namesListedOnce(value, at: path, kind: "formats", example: #"["webp", "jpeg", "avif"]"#,
                                                            choices: ", ")
     for required in ImageOutputFormat.required where !formats.contains(required) {
-      throw fail(path, "must include \(JobJSON.quoted(required.rawValue)): banners.json names a WebP and a JPEG of every picture (the client contract); found \(JobJSON.render(value))")
+      throw fail(path, "must include \(JobJSON.quoted(required.rawValue)): banners.json names a WebP and a JPEG of every picture (the client contract); found \(Self.names(value))")
     }
     return ImageOutputFormat.allCases.filter(formats.contains)
+  }
+
+  /// A list of names as written (`["hevc", "h264"]`), or "an empty list".
+  static func names(_ value: Any) -> String {
+    guard let list = value as? [Any] else { return JobJSON.render(value) }
+    if list.isEmpty { return "an empty list" }
+    return "[" + list.map { item in (item as? String).map { JobJSON.quoted($0) } ?? JobJSON.render(item) }.joined(separator: ", ") + "]"
   }
 
   /// A list of names of `T`'s cases (`video_codecs`, `image_formats`),
@@ -197,7 +204,7 @@ extension JobDocumentValidator {
     let codecs: [VideoCodec] = try namesListedOnce(value, at: path, kind: "codecs", example: #"["h264", "hevc"]"#,
                                                    choices: " or ")
     guard codecs.first == .h264 else {
-      throw fail(path, "must start with \"h264\": every rendition has an H.264 variant, for the players that cannot play HEVC; found \(JobJSON.render(value))")
+      throw fail(path, "must start with \"h264\": every rendition has an H.264 variant, for the players that cannot play HEVC; found \(Self.names(value))")
     }
     return codecs
   }

@@ -132,6 +132,15 @@ public struct VideoBannerBuilder: Sendable {
     let quality = outcomes[.h264] ?? QualityOutcome()
     let trials = quality.trials, shortfall = quality.shortfall
 
+    // A twin that costs as many bytes as its H.264 rendition is left out.
+    let dropped = HEVCTwinSelection.unhelpful(result.renditions.map {
+      .init(name: $0.plan.name, codec: $0.plan.codec, averageBitRate: MeasuredBandwidth(rendition: $0.segments).average)
+    })
+    for twin in dropped.reversed() {
+      try FileManager.default.removeItem(at: dir.appendingPathComponent(result.renditions[twin.index].plan.name, isDirectory: true))
+      result.renditions.remove(at: twin.index)
+    }
+
     // Master and I-frame playlists from the segments the muxers wrote.
     var variants: [MasterPlaylistWriter.Variant] = []
     for r in result.renditions {
@@ -180,6 +189,7 @@ public struct VideoBannerBuilder: Sendable {
                          result.hasAudio ? " + AAC" : "", duration,
                          coverOutput.origin + ", dark: \(cover.darkKind), \(cover.darkMethod.rawValue)"
                            + (cover.avifQuantizer.map { ", cover AVIF q \($0)" } ?? ""))
+    for twin in dropped { summary += ", " + twin.reason }
     if let loudness = result.loudness { summary += ", " + loudness.summary }
     for codec in VideoCodec.allCases {
       guard let outcome = outcomes[codec], !outcome.trials.isEmpty else { continue }

@@ -146,6 +146,8 @@ struct VideoAssetVerifier {
     var largest: (Int, Int)? = nil
     var aspect: (Int, Int)? = nil
     var boundaries: [(uri: String, starts: [Double])] = []
+    // Each variant's IDR presentation times, from its segments' boxes.
+    var idrTimes: [(uri: String, times: [Double], frameRate: Double?)] = []
     var defaultDuration: Double? = nil
     // Each variant's peak as the weak-network budget measures it.
     var budgetPeaks: [Int: Int] = [:]
@@ -180,8 +182,11 @@ struct VideoAssetVerifier {
         fail(master, "variant URI \(variant.uri) does not stay inside the bundle")
         continue
       }
-      if let media = checkMediaPlaylist(path, resolution: resolution, codec: codec) {
+      if let media = checkMediaPlaylist(path, resolution: resolution, codec: codec, codecs: variant.attributes["CODECS"]) {
         boundaries.append((variant.uri, media.starts))
+        if let idrs = media.idrs {
+          idrTimes.append((variant.uri, idrs, variant.attributes["FRAME-RATE"].flatMap(Double.init)))
+        }
         if index == 0 { defaultDuration = media.total }
         if let measured = media.measured {
           checkDeclaredBandwidth(variant, measured: MeasuredBandwidth(segments: measured.segments,
@@ -221,6 +226,18 @@ struct VideoAssetVerifier {
     if let first = boundaries.first {
       for other in boundaries.dropFirst() where !Self.sameBoundaries(first.starts, other.starts) {
         fail(master, "segments of \(other.uri) start at other times than those of \(first.uri): an IDR must start every segment at the same time in every rendition")
+      }
+    }
+    // The IDRs themselves, as the segments place them: within half a
+    // picture of the first variant's (a player switching renditions at a
+    // segment boundary must not skip or repeat pictures).
+    if let first = idrTimes.first {
+      let tolerance = 0.5 / (first.frameRate ?? 60)
+      for other in idrTimes.dropFirst() where other.times.count == first.times.count {
+        if let k = first.times.indices.first(where: { abs(first.times[$0] - other.times[$0]) > tolerance }) {
+          fail(master, String(format: "segment %d of %@ starts with its IDR at %.3f s, that of %@ at %.3f s: an IDR must start every segment at the same time in every rendition",
+                              k + 1, other.uri, other.times[k], first.uri, first.times[k]))
+        }
       }
     }
     if let total = defaultDuration, let json = assets.duration, assets.urlPath == assets.masterPath {
@@ -311,8 +328,9 @@ struct VideoAssetVerifier {
   /// the init section, and seconds, and the target duration (nil when a
   /// segment or the init section is missing).
   private mutating func checkMediaPlaylist(
-    _ path: String, resolution: (width: Int, height: Int)?, codec: VideoCodec?
-  ) -> (starts: [Double], total: Double, measured: (segments: [(bits: Double, seconds: Double)], target: Int)?)? {
+    _ path: String, resolution: (width: Int, height: Int)?, codec: VideoCodec?, codecs: String?
+  ) -> (starts: [Double], total: Double, measured: (segments: [(bits: Double, seconds: Double)], target: Int)?,
+        idrs: [Double]?)? {
     guard let playlist = readPlaylist(path, kind: "media playlist")?.mediaPlaylist() else { return nil }
     for uri in playlist.urisWithoutDuration { fail(path, "segment \(uri) has no #EXTINF before it") }
     if !playlist.isVOD { fail(path, "not a VOD playlist (#EXT-X-PLAYLIST-TYPE:VOD missing)") }
@@ -326,11 +344,12 @@ struct VideoAssetVerifier {
       return nil
     }
     var initPath: String? = nil
+    var track: ISOBMFF.VideoTrack? = nil
     if let map = playlist.mapURI {
       initPath = RelativePath.resolve(map, against: path)
       if let p = initPath {
         if (files.size(p) ?? 0) == 0 { fail(p, "initialization section (#EXT-X-MAP) is missing or empty") ; initPath = nil }
-        else if let codec { checkSampleEntry(p, codec: codec) }
+        else if let codec { track = checkInitSection(p, codec: codec, codecs: codecs) }
       } else {
         fail(path, "#EXT-X-MAP URI \(map) does not stay inside the bundle")
       }
@@ -340,6 +359,7 @@ struct VideoAssetVerifier {
     var starts: [Double] = []
     var t = 0.0
     var sizes: [(bytes: Int64, seconds: Double)] = []
+    var segmentPaths: [String] = []
     for segment in playlist.segments {
       starts.append(t)
       t += segment.duration
@@ -356,6 +376,7 @@ struct VideoAssetVerifier {
         continue
       }
       sizes.append((size, segment.duration))
+      segmentPaths.append(segmentPath)
       fileCount += 1
       if decode, let initPath {
         checkSegment(segmentPath, initPath: initPath, resolution: resolution, codec: codec ?? .h264,
@@ -367,7 +388,8 @@ struct VideoAssetVerifier {
       let share = Double(initBytes) / Double(sizes.count)
       measured = (sizes.filter { $0.seconds > 0 }.map { ((Double($0.bytes) + share) * 8, $0.seconds) }, target)
     }
-    return (starts, t, measured)
+    let idrs = track.flatMap { segmentPaths.count == playlist.segments.count ? idrTimes(segmentPaths, track: $0) : nil }
+    return (starts, t, measured, idrs)
   }
 
   /// How far a segment's first picture may sit from where the playlist
@@ -435,23 +457,53 @@ struct VideoAssetVerifier {
 
   /// The init section's video sample entry is the one `CODECS` names
   /// (`avc1`, `hvc1`): an HEVC track written as `hev1` does not play on
-  /// Apple's players (HLS authoring spec 1.10).
-  private mutating func checkSampleEntry(_ initPath: String, codec: VideoCodec) {
+  /// Apple's players (HLS authoring spec 1.10); and `CODECS`'s video value
+  /// is the one its decoder configuration (`avcC`, `hvcC`) gives, so a
+  /// player that chooses by profile and level gets what it decodes.
+  ///
+  /// - Returns: the video track (ID, timescale), for the IDR times.
+  private mutating func checkInitSection(_ initPath: String, codec: VideoCodec, codecs: String?) -> ISOBMFF.VideoTrack? {
     guard let data = try? files.open(initPath).readAll(limit: 1 << 20) else {
       fail(initPath, "initialization section is unreadable or over 1 MiB")
-      return
+      return nil
     }
-    let entries = ISOBMFF.sampleEntries(initSection: [UInt8](data)).map(\.description)
+    let bytes = [UInt8](data)
+    let entries = ISOBMFF.sampleEntries(initSection: bytes).map(\.description)
     let video = ["avc1", "avc3", "hvc1", "hev1"]
     guard let found = entries.first(where: video.contains) else {
       fail(initPath, "initialization section has no H.264 or HEVC sample entry (found: \(entries.joined(separator: ", ")))")
-      return
+      return nil
     }
     if found != codec.sampleEntry {
       fail(initPath, "video sample entry is \(found), not \(codec.sampleEntry) as the master playlist's CODECS says")
     }
+    let track = ISOBMFF.videoTrack(initSection: bytes)
+    if let declared = codecs?.split(separator: ",").first.map({ $0.trimmingCharacters(in: .whitespaces) }),
+       let written = track?.codecs, declared.lowercased() != written.lowercased() {
+      fail(initPath, "CODECS says \(declared) but the stream's decoder configuration says \(written)")
+    }
+    return track
   }
 
+  /// When each segment's first picture (its IDR) is presented, seconds:
+  /// the first fragment's `tfdt` and composition offset
+  /// (`firstSamplePresentationTime`), read from the first 256 KiB of each
+  /// segment; nil when a segment cannot be read that way.
+  private func idrTimes(_ segmentPaths: [String], track: ISOBMFF.VideoTrack) -> [Double]? {
+    guard track.timescale > 0 else { return nil }
+    var times: [Double] = []
+    for path in segmentPaths {
+      guard let file = try? files.open(path) else { return nil }
+      var head = [UInt8](repeating: 0, count: Int(min(file.size, 256 << 10)))
+      let count = head.withUnsafeMutableBytes { file.read(at: 0, into: $0) }
+      guard count > 0 else { return nil }
+      guard let ticks = ISOBMFF.BoxReader(Array(head[0..<count])).firstSamplePresentationTime(ofTrack: track.trackID) else { return nil }
+      times.append(Double(ticks) / Double(track.timescale))
+    }
+    return times
+  }
+
+  // MARK: - MP4
   // MARK: - MP4
 
   /// Checks the fast-start MP4; returns its picture size when decoded.

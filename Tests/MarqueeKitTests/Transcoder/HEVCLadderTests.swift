@@ -161,6 +161,20 @@ struct HEVCTwinPlanTests {
     #expect(tiny.renditions.allSatisfy { $0.codec == .h264 }, "54 pixels high: no twin")
   }
 
+  @Test("a twin whose average is not under its H.264 rendition's is left out, with the figures")
+  func unhelpfulTwins() {
+    let renditions: [HEVCTwinSelection.Rendition] = [
+      .init(name: "720p", codec: .h264, averageBitRate: 2_000_000),
+      .init(name: "360p", codec: .h264, averageBitRate: 700_000),
+      .init(name: "720p-hevc", codec: .hevc, averageBitRate: 1_400_000),
+      .init(name: "360p-hevc", codec: .hevc, averageBitRate: 700_000),
+    ]
+    let dropped = HEVCTwinSelection.unhelpful(renditions)
+    #expect(dropped.map(\.index) == [3])
+    #expect(dropped.first?.reason == "HEVC twin of 360p left out: 700 kbit/s, not under H.264's 700")
+    #expect(HEVCTwinSelection.unhelpful(Array(renditions.prefix(3))).isEmpty)
+  }
+
   @Test("CODECS from an SPS: profile, reversed compatibility flags, tier and level, constraint bytes")
   func codecsString() throws {
     // The start of an SPS as libx265 3.5 writes it for 1280x720 Main
@@ -180,5 +194,8 @@ struct HEVCTwinPlanTests {
     let high = try #require(HEVCParameterSets(annexB: escaped))
     #expect(high.codecs == "hvc1.2.4.H120.B0", "\(high)")
     #expect(HEVCParameterSets(annexB: [0, 0, 1, 0x40, 0x01, 0x0C]) == nil, "a VPS alone has no SPS")
+    // An hvcC's bytes 1-12 read the same way (no emulation prevention there).
+    let hvcC = HEVCParameterSets(profileTierLevel: [0x01, 0x60, 0x00, 0x00, 0x00, 0x90, 0x00, 0x00, 0x00, 0x00, 0x00, 0x5D])
+    #expect(hvcC?.codecs == "hvc1.1.6.L93.90")
   }
 }

@@ -339,7 +339,7 @@ struct VerifyTests {
     #expect(BundleVerifier().verify(bundle: bundle).violations.isEmpty)
   }
 
-  @Test("an HEVC variant declared hev1, one whose init section is not hvc1, and an HEVC variant listed first are reported")
+  @Test("an HEVC variant declared hev1, one whose init section is not hvc1, one listed first, a CODECS level the stream does not have, and a twin's IDR off the H.264 one's are reported")
   func hevcVariants() async throws {
     let fixture = try BatchFixture("verify-hevc")
     defer { fixture.remove() }
@@ -371,7 +371,38 @@ struct VerifyTests {
     lines.insert(contentsOf: [inf, uri], at: 3)
     found = try verify(lines.joined(separator: "\n"))
     #expect(found.contains { $0.problem.contains("is HEVC: a player that starts with the first one listed must get H.264") }, "\(found)")
+    // A CODECS level the stream does not have (its hvcC says otherwise).
+    let level = try #require(codecs.split(separator: ".").first { $0.hasPrefix("L") })
+    found = try verify(original.replacingOccurrences(of: "CODECS=\"\(codecs)\"",
+                                                     with: "CODECS=\"\(codecs.replacingOccurrences(of: ".\(level).", with: ".L150."))\""))
+    #expect(found.contains { $0.problem.contains("CODECS says hvc1.1.6.L150.") && $0.problem.contains("decoder configuration says \(codecs.split(separator: ",")[0])") },
+            "\(found)")
     #expect(try verify(original).isEmpty)
+    // The twin's second segment moved by a quarter of its start (its
+    // tfdt, the first picture's decode time): its IDR is no longer where
+    // the H.264 rendition's is, though the playlists still agree.
+    let segment = masterURL.deletingLastPathComponent().appendingPathComponent(twin.uri).deletingLastPathComponent()
+      .appendingPathComponent("segment_00001.m4s")
+    let saved = try Data(contentsOf: segment)
+    var bytes = [UInt8](saved)
+    let tfdt = try #require((0..<(bytes.count - 4)).first { bytes[$0..<($0 + 4)].elementsEqual("tfdt".utf8) })
+    let field = tfdt + 8  // after the type and the version and flags
+    if bytes[tfdt + 4] == 1 {
+      var value: UInt64 = 0
+      for i in 0..<8 { value = value << 8 | UInt64(bytes[field + i]) }
+      value += value / 4
+      for i in 0..<8 { bytes[field + i] = UInt8(truncatingIfNeeded: value >> (56 - 8 * UInt64(i))) }
+    } else {
+      var value: UInt32 = 0
+      for i in 0..<4 { value = value << 8 | UInt32(bytes[field + i]) }
+      value += value / 4
+      for i in 0..<4 { bytes[field + i] = UInt8(truncatingIfNeeded: value >> (24 - 8 * UInt32(i))) }
+    }
+    try Data(bytes).write(to: segment)
+    found = BundleVerifier().verify(bundle: bundle).violations
+    #expect(found.contains { $0.problem.contains("segment 2 of \(twin.uri) starts with its IDR at") }, "\(found)")
+    try saved.write(to: segment)
+    #expect(BundleVerifier().verify(bundle: bundle).violations.isEmpty)
   }
 
   @Test("a missing bundle folder is a usage error; a folder without banners.json fails")
