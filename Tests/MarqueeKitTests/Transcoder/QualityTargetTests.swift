@@ -185,9 +185,14 @@ struct QualityTargetTests {
     // (libavcodec's hevc decoder, libavfilter's ssim); ffmpeg agrees.
     let hevcTrials = built.hevcQualityTrials
     let hevcLast = try #require(hevcTrials.last, "the HEVC top was not measured")
-    let hevcTop = try #require(try Self.variants(in: dir, codec: "hvc1.")["320x180"])
-    let hevcMeasured = try Oracle.ssim(hevcTop, reference: source)
-    #expect(abs(hevcMeasured - hevcLast.ssim) < 0.0005, "ffmpeg \(hevcMeasured), Marquee's meter \(hevcLast.ssim)")
+    // (Unless the twin, corrected, took as many bytes as the H.264 top and
+    // was left out: the log says so.)
+    if let hevcTop = try Self.variants(in: dir, codec: "hvc1.")["320x180"] {
+      let hevcMeasured = try Oracle.ssim(hevcTop, reference: source)
+      #expect(abs(hevcMeasured - hevcLast.ssim) < 0.0005, "ffmpeg \(hevcMeasured), Marquee's meter \(hevcLast.ssim)")
+    } else {
+      #expect(built.summary.contains("HEVC twin of 180p left out"), "\(built.summary)")
+    }
     #expect(hevcLast.ssim >= target || built.summary.contains("HEVC top SSIM") && built.summary.contains("under the target"),
             "\(hevcTrials): \(built.summary)")
     #expect(abs((hevcTrials.first?.crf ?? 0) - (21 + RenditionPlanner.hevcCRFOffset)) < 0.01, "\(hevcTrials)")

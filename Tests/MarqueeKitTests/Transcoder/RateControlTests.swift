@@ -79,6 +79,7 @@ struct RateControlTests {
     // Four H.264 variants and their HEVC twins, each twin held to 0.7 of
     // its H.264 rung's cap.
     let isHEVC = { (v: HLSVariant) in v.attributes["CODECS"]?.hasPrefix("hvc1.") == true }
+    // (Capped at 0.7x, no twin of noise reaches its H.264 rendition's bytes.)
     #expect(variants.count == 8 && variants.filter(isHEVC).count == 4)
     for variant in variants {
       let whole = try Self.wholeVariant(variant, into: dir)
@@ -143,7 +144,7 @@ struct RateControlTests {
     let standard = dir.appendingPathComponent("easy-out")
     _ = try Self.build(easy, in: standard)
     let a = try topVideoBits(standard, top: "1280x720")
-    #expect(a.variants == 8, "four H.264 variants and their HEVC twins")
+    #expect(a.variants >= 4 && a.variants <= 8, "four H.264 variants and the HEVC twins kept")
     #expect(a.bits / 3 < 0.25 * 3_000_000, "easy 720p took \(Int(a.bits / 3)) bit/s")
     #expect(a.startup <= 400_000, "\(a.startup) bytes before the first picture")
 
