@@ -44,10 +44,21 @@ public enum MarqueeCLI {
 
 /// A scratch folder with small synthetic sources (320x240, 1 s) and job
 /// files, removed by `remove()`.
+///
+/// Its jobs make H.264, WebP and JPEG only (`video_codecs: ["h264"]`,
+/// `image_formats: ["webp", "jpeg"]`) unless the fixture is made with
+/// `twins: true` or the job's settings name them: the suites about the
+/// HEVC and AVIF twins, verify, the golden bundle and the repeated-build
+/// (determinism) tests build the defaults; the others, which test the
+/// store, publishing, logs and the CLI, do not spend an x265 ladder and an
+/// AV1 quantizer search on each build.
 public struct BatchFixture {
   public let dir: URL
+  /// Whether jobs keep the default outputs, HEVC and AVIF twins included.
+  public let twins: Bool
 
-  public init(_ label: String = "batch") throws {
+  public init(_ label: String = "batch", twins: Bool = false) throws {
+    self.twins = twins
     dir = FileManager.default.temporaryDirectory.appendingPathComponent("marquee-\(label)-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
   }
@@ -123,6 +134,13 @@ public struct BatchFixture {
            baseURL: String? = "https://cdn.example.com/home/", file: String = "job.json") throws -> URL {
     var doc: [String: Any] = ["name": name, "banners": banners]
     if let baseURL { doc["base_url"] = baseURL }
+    var settings = settings
+    if !twins {
+      var lean = settings ?? [:]
+      if lean["video_codecs"] == nil { lean["video_codecs"] = ["h264"] }
+      if lean["image_formats"] == nil { lean["image_formats"] = ["webp", "jpeg"] }
+      settings = lean
+    }
     if let settings { doc["settings"] = settings }
     let url = dir.appendingPathComponent(file)
     try JSONSerialization.data(withJSONObject: doc, options: [.sortedKeys]).write(to: url)

@@ -25,7 +25,7 @@ struct CLIGoldenTests {
 
   @Test("validate's error lines name the job file, the JSON path and the reason")
   func validateErrors() throws {
-    let fixture = try BatchFixture("golden-validate")
+    let fixture = try BatchFixture("golden-validate", twins: true)
     defer { fixture.remove() }
     try fixture.png("b.png")
     try Data("not a video at all".utf8).write(to: fixture.dir.appendingPathComponent("text.mp4"))

@@ -48,7 +48,7 @@ struct PluginTests {
 
   @Test("swift package marquee builds the package's banners with Marquee's own marquee, verifies and checks them, and says marquee's exit code")
   func pluginBuildsAndVerifies() throws {
-    let fixture = try BatchFixture("plugin")
+    let fixture = try BatchFixture("plugin", twins: true)
     defer { fixture.remove() }
     let package = try Self.makePackage(in: fixture, repository: Corpus.repositoryRoot)
     let env = MarqueeCLI.environment()

@@ -51,7 +51,7 @@ struct SlurmTests {
     "4 array tasks and the merge equal a single build; a task cancelled or requeued mid-run; an early merge fails and publishes nothing",
     .enabled(if: ServingChecks.skipReason == nil, "\(ServingChecks.skipReason ?? "")"), .timeLimit(.minutes(15)))
   func arrayShardsAndMerge() async throws {
-    let fixture = try BatchFixture("slurm")
+    let fixture = try BatchFixture("slurm", twins: true)
     defer { fixture.remove() }
     // Item 1 (shard 1's) is long enough to be cancelled while it encodes.
     try fixture.clip("a.mp4", hue: 0)

@@ -91,7 +91,7 @@ struct AVIFTwinTests {
 
   @Test("every still width and cover has an AVIF and dark AVIF: Pillow decodes them at their WebP's size, nclx sRGB; the animation has none")
   func twins() async throws {
-    let fixture = try BatchFixture("avif-twins")
+    let fixture = try BatchFixture("avif-twins", twins: true)
     defer { fixture.remove() }
     let (bundle, banners) = try await Self.build(fixture)
     func url(_ value: Any?) throws -> URL { bundle.appendingPathComponent(try #require(value as? String)) }
@@ -136,7 +136,7 @@ struct AVIFTwinTests {
 
   @Test("the photo's AVIF is at most 0.8x its WebP's bytes at an SSIM at most 0.005 lower, against the resized source (ffmpeg on Pillow's PNGs)")
   func qualityMatch() async throws {
-    let fixture = try BatchFixture("avif-quality")
+    let fixture = try BatchFixture("avif-quality", twins: true)
     defer { fixture.remove() }
     let (bundle, banners) = try await Self.build(fixture, video: false, animation: false)
     let photo = try Self.item(banners, "photo")
@@ -159,7 +159,7 @@ struct AVIFTwinTests {
 
   @Test("image_formats [\"webp\", \"jpeg\"]: no .avif file and no AVIF key anywhere")
   func turnedOff() async throws {
-    let fixture = try BatchFixture("avif-off")
+    let fixture = try BatchFixture("avif-off", twins: true)
     defer { fixture.remove() }
     let (bundle, banners) = try await Self.build(fixture, settings: ["image_formats": ["webp", "jpeg"]], animation: false)
     #expect(Self.files(under: bundle, suffix: ".avif").isEmpty)
@@ -171,7 +171,7 @@ struct AVIFTwinTests {
 
   @Test("verify names a truncated, a corrupted and a wrong-sized AVIF")
   func verifyCatchesBadAVIF() async throws {
-    let fixture = try BatchFixture("avif-verify")
+    let fixture = try BatchFixture("avif-verify", twins: true)
     defer { fixture.remove() }
     let (built, banners) = try await Self.build(fixture, video: false, animation: false)
     let photo = try Self.item(banners, "photo")

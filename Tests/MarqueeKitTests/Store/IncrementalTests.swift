@@ -186,7 +186,7 @@ struct IncrementalTests {
 
   @Test("--jobs 1 and --jobs 2 build byte-identical bundles, an animated WebP with alpha and its dark JPEG included")
   func deterministicAcrossJobs() throws {
-    let fixture = try BatchFixture("determinism")
+    let fixture = try BatchFixture("determinism", twins: true)
     defer { fixture.remove() }
     try fixture.animatedLosslessWebP("e.webp")
     let job = try fixture.fourItemJob(extra: [["id": "sticker", "type": "image", "source": "e.webp"]]).path

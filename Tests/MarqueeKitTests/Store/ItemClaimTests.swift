@@ -75,7 +75,7 @@ struct ItemClaimTests {
 
   @Test("4 builds started together on jobs sharing 2 videos encode each video once, all verify, and their bundles are byte-identical to single builds")
   func fourBuildsEncodeOnce() throws {
-    let fixture = try BatchFixture("claims")
+    let fixture = try BatchFixture("claims", twins: true)
     defer { fixture.remove() }
     let jobs = try Self.makeJobs(fixture, count: 4)
     let gate = fixture.dir.appendingPathComponent("gate")

@@ -49,7 +49,7 @@ struct HEVCLadderTests {
 
   @Test("every H.264 variant has an hvc1 twin with the same segments and IDRs; CODECS is what ffprobe reads; H.264 is listed first")
   func twins() async throws {
-    let fixture = try BatchFixture("hevc-twins")
+    let fixture = try BatchFixture("hevc-twins", twins: true)
     defer { fixture.remove() }
     // 4.5 s of 960x540 with motion and grain, sound: a ladder of 540p,
     // 360p and 144p, three segments each after the 1 s first one.
@@ -118,7 +118,7 @@ struct HEVCLadderTests {
 
   @Test("video_codecs [\"h264\"] leaves HEVC out; a picture under 64 pixels a side has no twin")
   func h264OnlyAndSmall() async throws {
-    let fixture = try BatchFixture("hevc-off")
+    let fixture = try BatchFixture("hevc-off", twins: true)
     defer { fixture.remove() }
     try Oracle.generate(["-f", "lavfi", "-i", "testsrc2=s=320x180:r=25", "-t", "2", "-c:v", "libx264", "-pix_fmt", "yuv420p"],
                         to: fixture.dir.appendingPathComponent("clip.mp4"))
@@ -129,7 +129,7 @@ struct HEVCLadderTests {
 
     // 160x90: its top gets a twin; the 106x60 rung below it (the weak
     // one) does not, and the HEVC ladder is that one variant.
-    let small = try BatchFixture("hevc-small")
+    let small = try BatchFixture("hevc-small", twins: true)
     defer { small.remove() }
     try Oracle.generate(["-f", "lavfi", "-i", "testsrc2=s=160x90:r=25", "-t", "2", "-c:v", "libx264", "-pix_fmt", "yuv420p"],
                         to: small.dir.appendingPathComponent("clip.mp4"))

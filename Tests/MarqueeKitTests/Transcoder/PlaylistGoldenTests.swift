@@ -18,7 +18,7 @@ import Testing
 struct PlaylistGoldenTests {
   @Test("master, media and I-frame playlists and banners.json of a 2 s 640x360 clip")
   func bundleText() throws {
-    let fixture = try BatchFixture("golden-bundle")
+    let fixture = try BatchFixture("golden-bundle", twins: true)
     defer { fixture.remove() }
     let url = fixture.dir.appendingPathComponent("clip.mp4")
     try SyntheticMedia.writeClip(

@@ -58,7 +58,7 @@ struct WeakNetworkRungTests {
 
   @Test("a 1 fps slideshow with sound is built, never refused: over the budget it is a warning, said exactly when its peak is over")
   func slowSlideshowIsBuilt() async throws {
-    let fixture = try BatchFixture("weak-slideshow")
+    let fixture = try BatchFixture("weak-slideshow", twins: true)
     defer { fixture.remove() }
     // At 1 fps the muxer writes a segment's sound up to two pictures late,
     // so the 1 s last segment of a 6 s clip carries about 3 s of it.

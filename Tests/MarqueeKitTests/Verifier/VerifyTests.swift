@@ -52,7 +52,7 @@ struct VerifyTests {
 
   @Test("a freshly built bundle verifies, with the CLI too")
   func cleanBundle() async throws {
-    let fixture = try BatchFixture("verify-clean")
+    let fixture = try BatchFixture("verify-clean", twins: true)
     defer { fixture.remove() }
     let bundle = try await Self.builtBundle(fixture)
     let report = BundleVerifier().verify(bundle: bundle)
@@ -65,7 +65,7 @@ struct VerifyTests {
 
   @Test("a corrupted segment is reported with the item and the segment")
   func corruptedSegment() async throws {
-    let fixture = try BatchFixture("verify-segment")
+    let fixture = try BatchFixture("verify-segment", twins: true)
     defer { fixture.remove() }
     let bundle = try await Self.builtBundle(fixture)
     let (folder, rendition) = try Self.firstRendition(bundle)
@@ -85,7 +85,7 @@ struct VerifyTests {
 
   @Test("damage after a segment's first picture is found by decoding every picture, not by the first-picture probe")
   func damageInsideASegment() async throws {
-    let fixture = try BatchFixture("verify-inside")
+    let fixture = try BatchFixture("verify-inside", twins: true)
     defer { fixture.remove() }
     let bundle = try await Self.builtBundle(fixture)
     let (folder, rendition) = try Self.firstRendition(bundle)
@@ -111,7 +111,7 @@ struct VerifyTests {
 
   @Test("a segment cut short, or another segment copied in its place, is reported")
   func truncatedAndSwappedSegments() async throws {
-    let fixture = try BatchFixture("verify-cut")
+    let fixture = try BatchFixture("verify-cut", twins: true)
     defer { fixture.remove() }
     try fixture.clip("v.mp4", seconds: 4)
     try fixture.job([["id": "spot", "type": "video", "source": "v.mp4"]], settings: ["segment_duration": 1])
@@ -143,7 +143,7 @@ struct VerifyTests {
 
   @Test("a missing or wrong-sized dark variant of any image width or cover file is reported")
   func missingDarkVariants() async throws {
-    let fixture = try BatchFixture("verify-dark")
+    let fixture = try BatchFixture("verify-dark", twins: true)
     defer { fixture.remove() }
     let bundle = try await Self.builtBundle(fixture)
     let items = try #require(try Self.manifest(bundle)["banners"] as? [[String: Any]])
@@ -167,7 +167,7 @@ struct VerifyTests {
 
   @Test("a missing cover is reported")
   func missingCover() async throws {
-    let fixture = try BatchFixture("verify-cover")
+    let fixture = try BatchFixture("verify-cover", twins: true)
     defer { fixture.remove() }
     let bundle = try await Self.builtBundle(fixture)
     let cover = try Self.path(bundle, item: 0, key: "cover_url")
@@ -179,7 +179,7 @@ struct VerifyTests {
 
   @Test("a black cover is reported, so is one of the wrong size")
   func blackOrMisfitCover() async throws {
-    let fixture = try BatchFixture("verify-black")
+    let fixture = try BatchFixture("verify-black", twins: true)
     defer { fixture.remove() }
     let bundle = try await Self.builtBundle(fixture)
     let cover = try Self.path(bundle, item: 0, key: "cover_url")
@@ -201,7 +201,7 @@ struct VerifyTests {
 
   @Test("a duration that is not what url plays is reported")
   func wrongDuration() async throws {
-    let fixture = try BatchFixture("verify-duration")
+    let fixture = try BatchFixture("verify-duration", twins: true)
     defer { fixture.remove() }
     let bundle = try await Self.builtBundle(fixture)
     var manifest = try Self.manifest(bundle)
@@ -217,7 +217,7 @@ struct VerifyTests {
 
   @Test("an autoplay item that is not muted is reported")
   func autoplayNotMuted() async throws {
-    let fixture = try BatchFixture("verify-muted")
+    let fixture = try BatchFixture("verify-muted", twins: true)
     defer { fixture.remove() }
     let bundle = try await Self.builtBundle(fixture)
     var manifest = try Self.manifest(bundle)
@@ -238,7 +238,7 @@ struct VerifyTests {
 
   @Test("playlists without an end tag, a missing image and moov after mdat are reported")
   func structuralProblems() async throws {
-    let fixture = try BatchFixture("verify-structure")
+    let fixture = try BatchFixture("verify-structure", twins: true)
     defer { fixture.remove() }
     let bundle = try await Self.builtBundle(fixture)
     let (folder, rendition) = try Self.firstRendition(bundle)
@@ -274,7 +274,7 @@ struct VerifyTests {
 
   @Test("the weak-network variant: built last at no more than 192 kbit/s measured; verify warns when it is removed, and fails a BANDWIDTH its segments do not measure")
   func weakNetworkVariant() async throws {
-    let fixture = try BatchFixture("verify-weak")
+    let fixture = try BatchFixture("verify-weak", twins: true)
     defer { fixture.remove() }
     let bundle = try await Self.builtBundle(fixture)
     let folder = (try Self.path(bundle, item: 0, key: "url") as NSString).deletingLastPathComponent
@@ -341,7 +341,7 @@ struct VerifyTests {
 
   @Test("an HEVC variant declared hev1, one whose init section is not hvc1, one listed first, a CODECS level the stream does not have, and a twin's IDR off the H.264 one's are reported")
   func hevcVariants() async throws {
-    let fixture = try BatchFixture("verify-hevc")
+    let fixture = try BatchFixture("verify-hevc", twins: true)
     defer { fixture.remove() }
     let bundle = try await Self.builtBundle(fixture)
     let folder = (try Self.path(bundle, item: 0, key: "url") as NSString).deletingLastPathComponent
@@ -407,7 +407,7 @@ struct VerifyTests {
 
   @Test("a missing bundle folder is a usage error; a folder without banners.json fails")
   func missingBundle() throws {
-    let fixture = try BatchFixture("verify-missing")
+    let fixture = try BatchFixture("verify-missing", twins: true)
     defer { fixture.remove() }
     let none = try MarqueeCLI.run(["verify", fixture.dir.appendingPathComponent("nope").path])
     #expect(none.status == 2)
