@@ -1,8 +1,10 @@
+internal import CAVIF
 internal import CFFmpeg
 internal import CHeif
 internal import CJPEG
 internal import CLCMS2
 internal import CWebP
+import Foundation
 
 /// The C libraries this process runs with and the versions they report
 /// (`marquee --version`), asked of the loaded libraries at run time, so a
@@ -39,6 +41,21 @@ public struct LinkedLibraries: Sendable, Equatable {
   public let jpegTurbo: String
   /// The libjpeg API version the loaded library reports, such as `6b`.
   public let jpegAPI: String
+  /// libavif (`avifVersion()`), such as `0.11.1`.
+  public let avif: String
+  /// The AV1 codecs libavif reports (`avifCodecVersions()`) for the two
+  /// Marquee asks for: libaom encodes, dav1d decodes (`AVIFCodec`), such as
+  /// `aom v3.6.0`, `dav1d 1.0.0`; "not built in" when absent.
+  public let avifEncoder: String
+  public let avifDecoder: String
+  /// libx264's API build, the number in the soname of the copy libavcodec
+  /// loaded (`libx264.so.164`: x264 exports no version string, and its
+  /// build number is what fixes the bitstream API), from `/proc/self/maps`.
+  public let x264Build: String
+  /// libx265's `x265_version_str` (x265.h), such as `3.5+1-f0c1022b6`,
+  /// looked up in the loaded libraries (`dlsym`): libavcodec, not Marquee,
+  /// links libx265.
+  public let x265: String
 
   /// What this process has loaded.
   public static let current = LinkedLibraries()
@@ -63,6 +80,12 @@ public struct LinkedLibraries: Sendable, Equatable {
     heif = String(cString: heif_get_version())
     jpegTurbo = Self.jpegTurboVersion(Int(LIBJPEG_TURBO_VERSION_NUMBER))
     jpegAPI = Self.jpegAPIVersion()
+    avif = String(cString: avifVersion())
+    let codecs = Self.avifCodecs()
+    avifEncoder = codecs["aom"].map { "aom \($0)" } ?? "aom not built in"
+    avifDecoder = codecs["dav1d"].map { "dav1d \($0)" } ?? "dav1d not built in"
+    x264Build = Self.loadedSonameVersion("libx264.so.") ?? "not loaded"
+    x265 = Self.x265Version() ?? "not loaded"
   }
 
   /// One line per library family, for `--version`.
@@ -76,6 +99,8 @@ public struct LinkedLibraries: Sendable, Equatable {
       "Little CMS \(lcms)",
       "libheif \(heif)",
       "libjpeg-turbo \(jpegTurbo) (build headers; the library reports libjpeg API \(jpegAPI))",
+      "libavif \(avif): \(avifEncoder) encodes, \(avifDecoder) decodes",
+      "libx264 build \(x264Build), libx265 \(x265) (through libavcodec)",
     ]
   }
 
@@ -99,6 +124,47 @@ public struct LinkedLibraries: Sendable, Equatable {
   /// `LIBJPEG_TURBO_VERSION_NUMBER`: 2001005 is 2.1.5.
   static func jpegTurboVersion(_ v: Int) -> String {
     "\(v / 1_000_000).\((v / 1000) % 1000).\(v % 1000)"
+  }
+
+  /// libavif's `avifCodecVersions` text (`dav1d [dec]:1.0.0, aom
+  /// [enc/dec]:v3.6.0, …`) as codec name → version.
+  static func avifCodecs() -> [String: String] {
+    var buffer = [CChar](repeating: 0, count: 256)
+    buffer.withUnsafeMutableBufferPointer { avifCodecVersions($0.baseAddress!) }
+    return parseAVIFCodecs(String(cString: buffer))
+  }
+
+  static func parseAVIFCodecs(_ text: String) -> [String: String] {
+    var codecs: [String: String] = [:]
+    for entry in text.split(separator: ",") {
+      // `aom [enc/dec]:v3.6.0`; rav1e adds ` (v0.5.1)` after its version.
+      guard let name = entry.split(separator: " ").first, let colon = entry.firstIndex(of: ":") else { continue }
+      let version = entry[entry.index(after: colon)...].split(separator: " ").first.map(String.init) ?? ""
+      codecs[String(name)] = version
+    }
+    return codecs
+  }
+
+  /// The version suffix of the first loaded library whose file name starts
+  /// with `prefix` (`libx264.so.` → `164`), read from `/proc/self/maps`.
+  static func loadedSonameVersion(_ prefix: String) -> String? {
+    // /proc files report a size of 0, so read to the end rather than by size.
+    guard let file = FileHandle(forReadingAtPath: "/proc/self/maps") else { return nil }
+    defer { try? file.close() }
+    guard let data = try? file.readToEnd(), let maps = String(data: data, encoding: .utf8) else { return nil }
+    for line in maps.split(separator: "\n") {
+      guard let slash = line.lastIndex(of: "/") else { continue }
+      let file = line[line.index(after: slash)...]
+      if file.hasPrefix(prefix) { return String(file.dropFirst(prefix.count)) }
+    }
+    return nil
+  }
+
+  /// `x265_version_str` of the libx265 in this process, if one is loaded.
+  static func x265Version() -> String? {
+    guard let symbol = dlsym(nil, "x265_version_str") else { return nil }
+    guard let text = symbol.assumingMemoryBound(to: UnsafePointer<CChar>?.self).pointee else { return nil }
+    return String(cString: text)
   }
 
   /// The first word of the loaded library's `JMSG_VERSION` message

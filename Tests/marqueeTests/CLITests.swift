@@ -53,7 +53,7 @@ struct CLITests {
     let result = try MarqueeCLI.run(["--version"])
     #expect(result.status == 0)
     let lines = result.stdoutText.split(separator: "\n").map(String.init)
-    #expect(lines.count == 6, "\(lines)")
+    #expect(lines.count == 8, "\(lines)")
 
     let probe = try Run.process("ffprobe", ["-hide_banner", "-version"])
     let probeText = probe.stdoutText
@@ -76,6 +76,17 @@ struct CLITests {
     #expect(lines.contains("libheif \(try pkgConfig("libheif"))"), "\(lines)")
     // libjpeg.so.62 is the libjpeg 6b ABI.
     #expect(lines.contains("libjpeg-turbo \(try pkgConfig("libjpeg")) (build headers; the library reports libjpeg API 6b)"), "\(lines)")
+    // libaom's own version string has a leading v (`aom_codec_version_str`).
+    #expect(lines.contains("libavif \(try pkgConfig("libavif")): aom v\(try pkgConfig("aom")) encodes, dav1d \(try pkgConfig("dav1d")) decodes"), "\(lines)")
+
+    // The encoders libavcodec loads: ldd names the libx264 soname, and
+    // libx265 says its version when ffmpeg opens it.
+    let ldd = try Run.process("ldd", [MarqueeCLI.executable.path]).stdoutText
+    let x264 = try #require(ldd.firstMatch(of: #/libx264\.so\.(\d+)/#)?.1, "\(ldd)")
+    let x265Run = try Run.process("ffmpeg", ["-hide_banner", "-v", "info", "-f", "lavfi", "-i", "testsrc2=size=64x64:rate=1:duration=1",
+                                            "-frames:v", "1", "-c:v", "libx265", "-f", "null", "-"])
+    let x265 = try #require(x265Run.stderr.firstMatch(of: #/HEVC encoder version (\S+)/#)?.1, "\(x265Run.stderr)")
+    #expect(lines.contains("libx264 build \(x264), libx265 \(x265) (through libavcodec)"), "\(lines)")
   }
 
   struct UsageCase: Sendable, CustomTestStringConvertible {
