@@ -12,6 +12,15 @@ public struct CoverFiles: Sendable, Equatable {
   /// The AVIFs' quantizer (``AVIFQualityMatch``, chosen on the light
   /// cover); nil when none was chosen.
   public var avifQuantizer: Int? = nil
+  /// The light AVIF's and WebP's bytes when the AVIF was left out for not
+  /// being smaller (``AVIFQualityMatch/Choice/isSmallerThanWebP``).
+  public var avifLeftOut: AVIFLeftOut? = nil
+
+  /// Bytes of an AVIF left out and of the WebP it did not beat.
+  public struct AVIFLeftOut: Sendable, Equatable {
+    public var avifBytes: Int
+    public var webpBytes: Int
+  }
   /// Cover size in pixels: the video's top rendition size.
   public var width: Int
   public var height: Int
@@ -65,10 +74,15 @@ public struct CoverExtractor: Sendable {
     if makesAVIF {
       let match = try AVIFQualityMatch(show: { self.darkVariants.flattened($0, onto: self.darkVariants.surfaces.light) })
         .choose(for: picture, webp: light[0].1)
-      files.avif = "cover.avif"
-      files.darkAVIF = "cover.dark.avif"
-      files.avifQuantizer = match.quantizer
-      avif = ("cover.avif", match.avif)
+      // Not smaller than the WebP: no AVIF pair for this cover.
+      if match.isSmallerThanWebP {
+        files.avif = "cover.avif"
+        files.darkAVIF = "cover.dark.avif"
+        files.avifQuantizer = match.quantizer
+        avif = ("cover.avif", match.avif)
+      } else {
+        files.avifLeftOut = CoverFiles.AVIFLeftOut(avifBytes: match.avif.count, webpBytes: match.webpBytes)
+      }
     }
     // The dark cover is judged as `verify` judges it: each pair of files
     // decoded (the WebPs, the JPEGs).

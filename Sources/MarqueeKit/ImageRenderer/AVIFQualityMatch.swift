@@ -17,6 +17,13 @@ import MediaIO
 /// the widest light rendition, and the quantizer is reused for the other
 /// widths and the dark variants (the same quality setting, as the WebP
 /// keeps one `webp_quality` for all of them).
+///
+/// An AVIF that is not smaller than its WebP is not served
+/// (``Choice/isSmallerThanWebP``): a client that prefers AVIF would
+/// download more bytes for a picture no better. That happens on tiny
+/// pictures, where the AVIF container's fixed cost (about 300 bytes of
+/// `meta` boxes) outweighs the coding gain: an 8x8 still's WebP is under
+/// 100 bytes.
 struct AVIFQualityMatch {
   /// How far the AVIF's SSIM may fall below the WebP's.
   static let allowedShortfall = 0.003
@@ -41,6 +48,12 @@ struct AVIFQualityMatch {
     var webpSSIM: Double
     /// Encodes the search made.
     var encodes: Int
+    /// The WebP's size in bytes.
+    var webpBytes: Int
+
+    /// Whether the chosen AVIF is smaller than the WebP; when it is not,
+    /// the item (every width and the dark files) gets no AVIF.
+    var isSmallerThanWebP: Bool { avif.count < webpBytes }
   }
 
   /// How a picture is shown for the comparison (opaque pictures as they
@@ -80,6 +93,7 @@ struct AVIFQualityMatch {
     }
     let q = best ?? Self.searchRange.lowerBound
     let chosen = try attempt(q)
-    return Choice(quantizer: q, avif: chosen.data, avifSSIM: chosen.ssim, webpSSIM: webpSSIM, encodes: tried.count)
+    return Choice(quantizer: q, avif: chosen.data, avifSSIM: chosen.ssim, webpSSIM: webpSSIM, encodes: tried.count,
+                  webpBytes: webp.count)
   }
 }

@@ -157,12 +157,17 @@ public struct ImageRenderer: Sendable {
       files += rungFiles
       var rendition = names.rendition(width: rung.width, height: rung.height)
       if options.makesAVIF {
-        let webp = rungFiles.first { $0.0 == names.webp }?.1 ?? Data()
-        // The widest rung's light AVIF is the one the match encoded.
+        // The quantizer is matched on the widest rung (the first), whose
+        // light AVIF the match encoded; the other rungs reuse it. An item
+        // whose matched AVIF is not smaller than its WebP gets none.
         let fresh = avifMatch == nil
-        let match: AVIFQualityMatch.Choice
-        if let known = avifMatch { match = known } else { match = try matchAVIF(to: webp, of: resized, file: file) }
-        avifMatch = match
+        if fresh {
+          let webp = rungFiles.first { $0.0 == names.webp }?.1 ?? Data()
+          avifMatch = try matchAVIF(to: webp, of: resized, file: file)
+        }
+      }
+      if let match = avifMatch, match.isSmallerThanWebP {
+        let fresh = renditions.isEmpty
         files += try encodeAVIF(resized, dark: rungDark, names: names, quantizer: match.quantizer,
                                 light: fresh ? match.avif : nil, file: file)
         rendition.avifPath = names.avif
@@ -179,7 +184,8 @@ public struct ImageRenderer: Sendable {
     set.decodedFiles = decodedFiles
     set.health = picture.damage.map { SourceHealth(damagedStill: $0) }
     set.avif = avifMatch.map {
-      RenderedImageSet.AVIFSummary(quantizer: $0.quantizer, avifSSIM: $0.avifSSIM, webpSSIM: $0.webpSSIM, encodes: $0.encodes)
+      RenderedImageSet.AVIFSummary(quantizer: $0.quantizer, avifSSIM: $0.avifSSIM, webpSSIM: $0.webpSSIM, encodes: $0.encodes,
+                                   avifBytes: $0.avif.count, webpBytes: $0.webpBytes, isServed: $0.isSmallerThanWebP)
     }
     return (files, set)
   }

@@ -77,7 +77,7 @@ public struct RenderedImageSet: Sendable, Equatable {
   /// (`SourceHealth.damagedStill`); nil when the source is whole.
   public var health: SourceHealth? = nil
   /// How the AVIFs' quantizer was chosen (``AVIFQualityMatch``); nil when
-  /// none were made.
+  /// AVIF is off or the picture is animated.
   public var avif: AVIFSummary? = nil
 
   /// The AVIF quality match of a set, for the item's summary.
@@ -89,6 +89,12 @@ public struct RenderedImageSet: Sendable, Equatable {
     public var webpSSIM: Double
     /// Encodes the search made.
     public var encodes: Int
+    /// Bytes of the widest light AVIF and WebP.
+    public var avifBytes: Int
+    public var webpBytes: Int
+    /// Whether the AVIFs were written: false when the AVIF was not smaller
+    /// than the WebP (``AVIFQualityMatch/Choice/isSmallerThanWebP``).
+    public var isServed: Bool
   }
 
   /// The widest rendition (the banners.json `url`).

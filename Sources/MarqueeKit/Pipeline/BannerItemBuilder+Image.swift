@@ -18,7 +18,8 @@ extension BannerItemBuilder {
     let darkText = spec.dark == .generated ? ", dark: \(set.darkKind), \(set.darkMethod.rawValue)"
       : Self.darkSummary(spec.dark, what: "dark")
     let avif = set.avif.map {
-      String(format: " + AVIF (q %d, SSIM %.4f, WebP %.4f)", $0.quantizer, $0.avifSSIM, $0.webpSSIM)
+      $0.isServed ? String(format: " + AVIF (q %d, SSIM %.4f, WebP %.4f)", $0.quantizer, $0.avifSSIM, $0.webpSSIM)
+        : " (AVIF left out: \($0.avifBytes) bytes, not under the WebP's \($0.webpBytes))"
     } ?? ""
     let summary = "\(set.sourceSummary) → \(widths) WebP + JPEG\(avif)\(animation)\(darkText)"
     return ItemProduct(entry: .image(set.manifestEntry(id: spec.id, link: spec.link)), warnings: set.warnings,

@@ -188,7 +188,8 @@ public struct VideoBannerBuilder: Sendable {
                          result.sourceCodec, ladders.joined(separator: "; "), result.plan.frameRate.doubleValue,
                          result.hasAudio ? " + AAC" : "", duration,
                          coverOutput.origin + ", dark: \(cover.darkKind), \(cover.darkMethod.rawValue)"
-                           + (cover.avifQuantizer.map { ", cover AVIF q \($0)" } ?? ""))
+                           + (cover.avifQuantizer.map { ", cover AVIF q \($0)" } ?? "")
+                           + (cover.avifLeftOut.map { ", cover AVIF left out: \($0.avifBytes) bytes, not under the WebP's \($0.webpBytes)" } ?? ""))
     for twin in dropped { summary += ", " + twin.reason }
     if let loudness = result.loudness { summary += ", " + loudness.summary }
     for codec in VideoCodec.allCases {

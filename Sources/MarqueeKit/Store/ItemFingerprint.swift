@@ -115,7 +115,7 @@ public struct ItemFingerprint: Sendable, Equatable {
   /// 32: an AVIF twin of every still image width and video cover, with its
   /// dark variant (`image_formats`), its quantizer matched to the WebP's
   /// SSIM (`AVIFQualityMatch`).
-  public static let outputFormatVersion = 32
+  public static let outputFormatVersion = 33
 
   /// Marquee's version (`marquee --version`).
   public static let marqueeVersion = "0.2.0"

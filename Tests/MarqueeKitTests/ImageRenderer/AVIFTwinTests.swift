@@ -116,6 +116,9 @@ struct AVIFTwinTests {
     #expect(avifSizes.count == pairs.count)
     for (i, pair) in pairs.enumerated() where i < avifSizes.count && i < webpSizes.count {
       #expect(avifSizes[i] == webpSizes[i], "\(pair.avif.lastPathComponent): \(avifSizes[i]) vs its WebP's \(webpSizes[i])")
+      // An AVIF is only served where it saves bytes.
+      let avifBytes = try Data(contentsOf: pair.avif).count, webpBytes = try Data(contentsOf: pair.webp).count
+      #expect(avifBytes < webpBytes, "\(pair.avif.lastPathComponent): \(avifBytes) bytes, its WebP \(webpBytes)")
       let colour = try #require(Self.nclx(try Data(contentsOf: pair.avif)), "\(pair.avif.lastPathComponent) has no nclx colr box")
       #expect(colour.primaries == 1 && colour.transfer == 13 && colour.matrix == 6 && colour.fullRange,
               "\(pair.avif.lastPathComponent): \(colour)")
@@ -155,6 +158,41 @@ struct AVIFTwinTests {
     let avifBytes = try Data(contentsOf: avif).count, webpBytes = try Data(contentsOf: webp).count
     #expect(avifSSIM >= webpSSIM - 0.005, "AVIF SSIM \(avifSSIM), WebP \(webpSSIM)")
     #expect(Double(avifBytes) <= 0.8 * Double(webpBytes), "AVIF \(avifBytes) bytes, WebP \(webpBytes)")
+  }
+
+  @Test("a still whose AVIF would not be smaller than its WebP gets none: no .avif, no AVIF key, the log names both sizes; the bundle verifies")
+  func leftOutWhenNotSmaller() async throws {
+    let fixture = try BatchFixture("avif-tiny", twins: true)
+    defer { fixture.remove() }
+    try fixture.png("tiny.png", width: 8, height: 8)
+    try fixture.png("small.png", width: 96, height: 72)
+    try fixture.job([["id": "tiny", "type": "image", "source": "tiny.png"],
+                     ["id": "small", "type": "image", "source": "small.png"]], baseURL: nil)
+    let report = try await BundleBuilder().build(job: try fixture.readJob(), options: BuildOptions(outputRoot: fixture.out, jobs: 2))
+    #expect(report.published, "\(report.items.compactMap(\.failure))")
+    let manifest = try #require(
+      try JSONSerialization.jsonObject(with: Data(contentsOf: report.bundle.appendingPathComponent("banners.json"))) as? [String: Any])
+    let banners = try #require(manifest["banners"] as? [[String: Any]])
+    for id in ["tiny", "small"] {
+      let entry = try Self.item(banners, id)
+      let webpPath = try #require(entry["url"] as? String)
+      let webpBytes = try Data(contentsOf: report.bundle.appendingPathComponent(webpPath)).count
+      let folder = report.bundle.appendingPathComponent((webpPath as NSString).deletingLastPathComponent)
+      let summary = try #require(report.items.first { $0.id == id }?.summary)
+      if let avifPath = entry["avif_url"] as? String {
+        let avifBytes = try Data(contentsOf: report.bundle.appendingPathComponent(avifPath)).count
+        #expect(avifBytes < webpBytes, "\(id): AVIF \(avifBytes) bytes, WebP \(webpBytes)")
+      } else {
+        #expect(!entry.keys.contains { $0.contains("avif") }, "\(entry.keys.sorted())")
+        #expect(Self.files(under: folder, suffix: ".avif").isEmpty)
+        let said = try #require(summary.firstMatch(of: #/AVIF left out: (\d+) bytes, not under the WebP's (\d+)/#), "\(summary)")
+        #expect(Int(said.2) == webpBytes && Int(said.1)! >= webpBytes, "\(summary); the WebP has \(webpBytes) bytes")
+      }
+    }
+    // An 8x8 picture's WebP is a few hundred bytes at most: AVIF's boxes alone outweigh it.
+    #expect(try Self.item(banners, "tiny")["avif_url"] == nil)
+    let verified = BundleVerifier().verify(bundle: report.bundle)
+    #expect(verified.violations.isEmpty, "\(verified.violations)")
   }
 
   @Test("image_formats [\"webp\", \"jpeg\"]: no .avif file and no AVIF key anywhere")
