@@ -182,6 +182,7 @@ struct ImageAssetVerifier {
   static let maxJudgedFileBytes: Int64 = 64 << 20
 
   private mutating func check(_ file: ImageAssets.File) {
+    if let problem = ImageKeyFormat.problem(key: file.key, path: file.path) { fail(file.path, problem) }
     if AVIFFileCheck.isAVIF(file.path) {
       checkAVIF(file)
       return

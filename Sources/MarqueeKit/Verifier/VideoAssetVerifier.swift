@@ -560,6 +560,7 @@ struct VideoAssetVerifier {
   // MARK: - Covers
 
   private mutating func checkCover(_ path: String, key: String, isDark: Bool, videoSize: (width: Int, height: Int)?) {
+    if let problem = ImageKeyFormat.problem(key: key, path: path) { fail(path, problem) }
     if AVIFFileCheck.isAVIF(path) {
       checkAVIFCover(path, key: key, isDark: isDark, videoSize: videoSize)
       return

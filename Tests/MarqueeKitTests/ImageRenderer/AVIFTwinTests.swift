@@ -207,7 +207,7 @@ struct AVIFTwinTests {
     }
   }
 
-  @Test("verify names a truncated, a corrupted and a wrong-sized AVIF")
+  @Test("verify names a truncated, a corrupted and a wrong-sized AVIF, an AVIF under url and a WebP under avif_url")
   func verifyCatchesBadAVIF() async throws {
     let fixture = try BatchFixture("avif-verify", twins: true)
     defer { fixture.remove() }
@@ -244,5 +244,20 @@ struct AVIFTwinTests {
       try Data(contentsOf: bundle.appendingPathComponent(narrow)).write(to: bundle.appendingPathComponent(widest))
     }
     #expect(wrongSize.contains { $0.file == widest && $0.problem.contains("but its WebP is") }, "\(wrongSize)")
+    // banners.json with the photo's url and avif_url swapped: both files
+    // are whole, but a client without AVIF would load an AVIF from url.
+    let webp = try #require(photo["url"] as? String)
+    let swapped = try damaged("swapped") { bundle in
+      let url = bundle.appendingPathComponent("banners.json")
+      var manifest = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
+      var items = try #require(manifest["banners"] as? [[String: Any]])
+      let i = try #require(items.firstIndex { $0["id"] as? String == "photo" })
+      items[i]["url"] = widest
+      items[i]["avif_url"] = webp
+      manifest["banners"] = items
+      try JSONSerialization.data(withJSONObject: manifest, options: [.sortedKeys]).write(to: url)
+    }
+    #expect(swapped.contains { $0.problem.contains("url: names an AVIF file") }, "\(swapped)")
+    #expect(swapped.contains { $0.problem.contains("avif_url: names \((webp as NSString).lastPathComponent), not an AVIF file") }, "\(swapped)")
   }
 }
