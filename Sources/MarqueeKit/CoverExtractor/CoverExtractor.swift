@@ -12,15 +12,9 @@ public struct CoverFiles: Sendable, Equatable {
   /// The AVIFs' quantizer (``AVIFQualityMatch``, chosen on the light
   /// cover); nil when none was chosen.
   public var avifQuantizer: Int? = nil
-  /// The light AVIF's and WebP's bytes when the AVIF was left out for not
-  /// being smaller (``AVIFQualityMatch/Choice/isSmallerThanWebP``).
-  public var avifLeftOut: AVIFLeftOut? = nil
-
-  /// Bytes of an AVIF left out and of the WebP it did not beat.
-  public struct AVIFLeftOut: Sendable, Equatable {
-    public var avifBytes: Int
-    public var webpBytes: Int
-  }
+  /// The AVIFs not smaller than their WebPs, for which the cover got no
+  /// AVIF pair (``AVIFQualityMatch/notSmaller``); empty normally.
+  public var avifLeftOut: [RenderedImageSet.AVIFLeftOut] = []
   /// Cover size in pixels: the video's top rendition size.
   public var width: Int
   public var height: Int
@@ -81,7 +75,7 @@ public struct CoverExtractor: Sendable {
         files.avifQuantizer = match.quantizer
         avif = ("cover.avif", match.avif)
       } else {
-        files.avifLeftOut = CoverFiles.AVIFLeftOut(avifBytes: match.avif.count, webpBytes: match.webpBytes)
+        files.avifLeftOut = [.init(file: "cover.avif", avifBytes: match.avif.count, webpBytes: match.webpBytes)]
       }
     }
     // The dark cover is judged as `verify` judges it: each pair of files
@@ -112,7 +106,19 @@ public struct CoverExtractor: Sendable {
     files.darkProblems = dark.problems
     var extra: [(String, Data)] = []
     if let avif, let darkPath = files.darkAVIF, let q = files.avifQuantizer {
-      extra = [avif, (darkPath, try AVIFEncoder.encode(dark.image, quantizer: q, alphaQuantizer: AVIFQualityMatch.alphaQuantizer(for: q)))]
+      let pair = [avif, (darkPath, try AVIFEncoder.encode(dark.image, quantizer: q, alphaQuantizer: AVIFQualityMatch.alphaQuantizer(for: q)))]
+      // The pair is served only when the dark AVIF is smaller than the
+      // dark WebP too (`?theme=dark` serves it for the light one).
+      let larger = AVIFQualityMatch.notSmaller(pair, than: light + darkWrites,
+                                               webpFor: [avif.0: files.webp, darkPath: files.darkWebP])
+      if larger.isEmpty {
+        extra = pair
+      } else {
+        files.avif = nil
+        files.darkAVIF = nil
+        files.avifQuantizer = nil
+        files.avifLeftOut = larger.map { .init(file: $0.avif, avifBytes: $0.avifBytes, webpBytes: $0.webpBytes) }
+      }
     }
     let writes = light + darkWrites + extra
     for (path, data) in writes {

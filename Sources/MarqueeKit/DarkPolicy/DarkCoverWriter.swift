@@ -19,29 +19,40 @@ struct DarkCoverWriter: Sendable {
   let settings: JobSettings
   let darkVariants: DarkVariantGenerator
 
+  /// What applying a policy changed besides the files.
+  struct Applied: Sendable, Equatable {
+    /// For the job author: a crop, glare.
+    var warnings: [String] = []
+    /// For the item's summary: the cover's AVIF pair left out because the
+    /// designer's dark AVIF was not smaller than its WebP; nil otherwise.
+    var note: String? = nil
+  }
+
   /// Applies `dark` to the cover files `entry` names.
   ///
   /// - Parameters:
   ///   - dark: the banner's dark policy, its picture read.
   ///   - entry: the built video; its cover paths are relative to
-  ///     `itemFolder`, `width × height` is the cover's size.
+  ///     `itemFolder`, `width × height` is the cover's size. Its AVIF keys
+  ///     are cleared (and `cover.avif` removed) when the designer's dark
+  ///     AVIF is not smaller than its WebP (``AVIFQualityMatch/notSmaller``).
   ///   - itemFolder: the item's folder.
-  /// - Returns: warnings (a crop, glare).
+  /// - Returns: warnings (a crop, glare) and a note for the summary.
   /// - Throws: `MarqueeError.noCover` for a black designer's picture
   ///   (naming it); `MediaIOError` or a file-system error when resizing,
   ///   encoding or writing.
-  func apply(_ dark: DarkSource, to entry: VideoManifestEntry, itemFolder: URL) throws -> [String] {
+  func apply(_ dark: DarkSource, to entry: inout VideoManifestEntry, itemFolder: URL) throws -> Applied {
     func url(_ path: String) -> URL { itemFolder.appendingPathComponent(path) }
     switch dark {
     case .generated:
-      return []
+      return Applied()
     case .same:
       var pairs = [(entry.coverPath, entry.darkCoverPath), (entry.coverJPEGPath, entry.darkCoverJPEGPath)]
       if let light = entry.coverAVIFPath, let dark = entry.darkCoverAVIFPath { pairs.append((light, dark)) }
       for (light, darkPath) in pairs {
         try Data(contentsOf: url(light)).write(to: url(darkPath), options: .atomic)
       }
-      return []
+      return Applied()
     case .designer(let designer):
       let fitted = try designer.cover(width: entry.width, height: entry.height)
       let statistics = PictureStatistics(image: fitted.image)
@@ -57,7 +68,21 @@ struct DarkCoverWriter: Sendable {
                              width: entry.width, height: entry.height, darkKind: .photograph)
       let extractor = CoverExtractor(webpQuality: settings.webpQuality, jpegQuality: settings.jpegQuality,
                                      darkVariants: darkVariants, makesAVIF: settings.makesAVIF)
-      for (path, data) in try extractor.darkFiles(fitted.image, files: files) {
+      var darkFiles = try extractor.darkFiles(fitted.image, files: files)
+      var note: String? = nil
+      if let light = entry.coverAVIFPath, let darkAVIF = entry.darkCoverAVIFPath {
+        let larger = AVIFQualityMatch.notSmaller(darkFiles, than: darkFiles, webpFor: [darkAVIF: entry.darkCoverPath])
+        if let found = larger.first {
+          // The pair goes together: no cover AVIF at all.
+          darkFiles.removeAll { $0.0 == darkAVIF }
+          try? FileManager.default.removeItem(at: url(light))
+          try? FileManager.default.removeItem(at: url(darkAVIF))
+          entry.coverAVIFPath = nil
+          entry.darkCoverAVIFPath = nil
+          note = "cover AVIF left out: \(found.avif) \(found.avifBytes) bytes, not under the WebP's \(found.webpBytes)"
+        }
+      }
+      for (path, data) in darkFiles {
         try data.write(to: url(path), options: .atomic)
       }
       var warnings = designer.warnings
@@ -74,7 +99,7 @@ struct DarkCoverWriter: Sendable {
       if let glare = DesignerDarkPicture.glareWarning(fitted.image, on: settings.darkSurface) {
         warnings.append("dark picture \(designer.text) \(glare)")
       }
-      return warnings
+      return Applied(warnings: warnings, note: note)
     }
   }
 }

@@ -18,12 +18,14 @@ import MediaIO
 /// widths and the dark variants (the same quality setting, as the WebP
 /// keeps one `webp_quality` for all of them).
 ///
-/// An AVIF that is not smaller than its WebP is not served
-/// (``Choice/isSmallerThanWebP``): a client that prefers AVIF would
-/// download more bytes for a picture no better. That happens on tiny
-/// pictures, where the AVIF container's fixed cost (about 300 bytes of
-/// `meta` boxes) outweighs the coding gain: an 8x8 still's WebP is under
-/// 100 bytes.
+/// An AVIF that is not smaller than its WebP is not served (``notSmaller``):
+/// a client that prefers AVIF would download more bytes for a picture no
+/// better. That happens on tiny pictures and on flat or striped ones, where
+/// the AVIF container's fixed cost (about 300 bytes of `meta` boxes)
+/// outweighs the coding gain: an 8x8 still's WebP is 158 bytes, its AVIF
+/// 329. The light and dark AVIFs of a width go together (`?theme=dark`
+/// serves the dark sibling of the light file), so either one failing
+/// leaves the width's pair out.
 struct AVIFQualityMatch {
   /// How far the AVIF's SSIM may fall below the WebP's.
   static let allowedShortfall = 0.003
@@ -51,9 +53,18 @@ struct AVIFQualityMatch {
     /// The WebP's size in bytes.
     var webpBytes: Int
 
-    /// Whether the chosen AVIF is smaller than the WebP; when it is not,
-    /// the item (every width and the dark files) gets no AVIF.
+    /// Whether the chosen AVIF is smaller than the WebP.
     var isSmallerThanWebP: Bool { avif.count < webpBytes }
+  }
+
+  /// The AVIFs of `pair` that are not smaller than their WebPs in `files`
+  /// (`webpFor` maps an AVIF's name to its WebP's), with both sizes.
+  static func notSmaller(_ pair: [(String, Data)], than files: [(String, Data)],
+                         webpFor: [String: String]) -> [(avif: String, avifBytes: Int, webpBytes: Int)] {
+    pair.compactMap { name, data in
+      guard let webpName = webpFor[name], let webp = files.first(where: { $0.0 == webpName })?.1 else { return nil }
+      return data.count < webp.count ? nil : (name, data.count, webp.count)
+    }
   }
 
   /// How a picture is shown for the comparison (opaque pictures as they

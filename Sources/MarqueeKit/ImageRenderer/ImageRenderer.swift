@@ -117,8 +117,10 @@ public struct ImageRenderer: Sendable {
     var chosen: DarkVariant?
     var judgements = DarkJudgements()
     var decodedFiles = DecodedFiles()
-    // The AVIF quantizer, chosen on the widest light rung (the first).
+    // The AVIF quantizer, chosen on the widest light rung (the first), and
+    // the AVIFs not served for being no smaller than their WebPs.
     var avifMatch: AVIFQualityMatch.Choice?
+    var avifLeftOut: [RenderedImageSet.AVIFLeftOut] = []
     for rung in ladder.reversed() {
       var encoded: [(String, Data)]?
       let resized: RGBAImage
@@ -158,20 +160,26 @@ public struct ImageRenderer: Sendable {
       var rendition = names.rendition(width: rung.width, height: rung.height)
       if options.makesAVIF {
         // The quantizer is matched on the widest rung (the first), whose
-        // light AVIF the match encoded; the other rungs reuse it. An item
-        // whose matched AVIF is not smaller than its WebP gets none.
+        // light AVIF the match encoded; the other rungs reuse it.
         let fresh = avifMatch == nil
         if fresh {
           let webp = rungFiles.first { $0.0 == names.webp }?.1 ?? Data()
           avifMatch = try matchAVIF(to: webp, of: resized, file: file)
         }
-      }
-      if let match = avifMatch, match.isSmallerThanWebP {
-        let fresh = renditions.isEmpty
-        files += try encodeAVIF(resized, dark: rungDark, names: names, quantizer: match.quantizer,
-                                light: fresh ? match.avif : nil, file: file)
-        rendition.avifPath = names.avif
-        rendition.darkAvifPath = names.darkAvif
+        if let match = avifMatch {
+          let pair = try encodeAVIF(resized, dark: rungDark, names: names, quantizer: match.quantizer,
+                                    light: fresh ? match.avif : nil, file: file)
+          // Served only where both files of the pair are smaller than their
+          // WebPs (the dark one is what `?theme=dark` serves for the light).
+          let larger = AVIFQualityMatch.notSmaller(pair, than: rungFiles, webpFor: [names.avif: names.webp, names.darkAvif: names.darkWebp])
+          if larger.isEmpty {
+            files += pair
+            rendition.avifPath = names.avif
+            rendition.darkAvifPath = names.darkAvif
+          } else {
+            avifLeftOut += larger.map { RenderedImageSet.AVIFLeftOut(file: $0.avif, avifBytes: $0.avifBytes, webpBytes: $0.webpBytes) }
+          }
+        }
       }
       renditions.insert(rendition, at: 0)
     }
@@ -185,7 +193,7 @@ public struct ImageRenderer: Sendable {
     set.health = picture.damage.map { SourceHealth(damagedStill: $0) }
     set.avif = avifMatch.map {
       RenderedImageSet.AVIFSummary(quantizer: $0.quantizer, avifSSIM: $0.avifSSIM, webpSSIM: $0.webpSSIM, encodes: $0.encodes,
-                                   avifBytes: $0.avif.count, webpBytes: $0.webpBytes, isServed: $0.isSmallerThanWebP)
+                                   leftOut: avifLeftOut)
     }
     return (files, set)
   }

@@ -89,12 +89,17 @@ public struct RenderedImageSet: Sendable, Equatable {
     public var webpSSIM: Double
     /// Encodes the search made.
     public var encodes: Int
-    /// Bytes of the widest light AVIF and WebP.
+    /// The AVIFs not smaller than their WebPs, whose width's pair (light
+    /// and dark) was therefore not written; empty when every width has one.
+    public var leftOut: [AVIFLeftOut]
+  }
+
+  /// An AVIF encoded and not served: its file name and its bytes against
+  /// its WebP's.
+  public struct AVIFLeftOut: Sendable, Equatable {
+    public var file: String
     public var avifBytes: Int
     public var webpBytes: Int
-    /// Whether the AVIFs were written: false when the AVIF was not smaller
-    /// than the WebP (``AVIFQualityMatch/Choice/isSmallerThanWebP``).
-    public var isServed: Bool
   }
 
   /// The widest rendition (the banners.json `url`).

@@ -17,9 +17,13 @@ extension BannerItemBuilder {
     let animation = set.isAnimated ? String(format: ", %d frames, %.2f s", set.frameCount, Double(set.animationDuration) / 1000) : ""
     let darkText = spec.dark == .generated ? ", dark: \(set.darkKind), \(set.darkMethod.rawValue)"
       : Self.darkSummary(spec.dark, what: "dark")
-    let avif = set.avif.map {
-      $0.isServed ? String(format: " + AVIF (q %d, SSIM %.4f, WebP %.4f)", $0.quantizer, $0.avifSSIM, $0.webpSSIM)
-        : " (AVIF left out: \($0.avifBytes) bytes, not under the WebP's \($0.webpBytes))"
+    let avif = set.avif.map { avif in
+      let served = set.widths.contains { $0.avifPath != nil }
+      let quality = String(format: "q %d, SSIM %.4f, WebP %.4f", avif.quantizer, avif.avifSSIM, avif.webpSSIM)
+      let leftOut = avif.leftOut.map { "\($0.file) \($0.avifBytes) bytes, not under the WebP's \($0.webpBytes)" }
+        .joined(separator: "; ")
+      if !served { return " (AVIF left out: \(leftOut))" }
+      return " + AVIF (\(quality))" + (leftOut.isEmpty ? "" : " (AVIF left out: \(leftOut))")
     } ?? ""
     let summary = "\(set.sourceSummary) → \(widths) WebP + JPEG\(avif)\(animation)\(darkText)"
     return ItemProduct(entry: .image(set.manifestEntry(id: spec.id, link: spec.link)), warnings: set.warnings,

@@ -16,14 +16,15 @@ extension BannerItemBuilder {
         .build(spec, bundleRoot: staging, folder: folder, budget: budget, progress: progress)
     } catch { throw .wrapping(error) }
     var entry = built.entry
-    let darkWarnings: [String]
+    let applied: DarkCoverWriter.Applied
     do {
-      darkWarnings = try DarkCoverWriter(settings: settings, darkVariants: darkVariants)
-        .apply(dark, to: entry, itemFolder: staging.appendingPathComponent(folder, isDirectory: true))
+      applied = try DarkCoverWriter(settings: settings, darkVariants: darkVariants)
+        .apply(dark, to: &entry, itemFolder: staging.appendingPathComponent(folder, isDirectory: true))
     } catch { throw .wrapping(error) }
     entry.darkPolicy = dark.kind
-    var product = ItemProduct(entry: .video(entry), warnings: built.warnings + darkWarnings,
-                              summary: built.summary + Self.darkSummary(spec.dark, what: "dark cover"), health: built.health)
+    var product = ItemProduct(entry: .video(entry), warnings: built.warnings + applied.warnings,
+                              summary: built.summary + Self.darkSummary(spec.dark, what: "dark cover")
+                                + (applied.note.map { ", " + $0 } ?? ""), health: built.health)
     product.loudness = built.result.loudness
     return product
   }
@@ -189,7 +190,8 @@ public struct VideoBannerBuilder: Sendable {
                          result.hasAudio ? " + AAC" : "", duration,
                          coverOutput.origin + ", dark: \(cover.darkKind), \(cover.darkMethod.rawValue)"
                            + (cover.avifQuantizer.map { ", cover AVIF q \($0)" } ?? "")
-                           + (cover.avifLeftOut.map { ", cover AVIF left out: \($0.avifBytes) bytes, not under the WebP's \($0.webpBytes)" } ?? ""))
+                           + (cover.avifLeftOut.isEmpty ? "" : ", cover AVIF left out: " + cover.avifLeftOut.map {
+                             "\($0.file) \($0.avifBytes) bytes, not under the WebP's \($0.webpBytes)" }.joined(separator: "; ")))
     for twin in dropped { summary += ", " + twin.reason }
     if let loudness = result.loudness { summary += ", " + loudness.summary }
     for codec in VideoCodec.allCases {

@@ -191,7 +191,10 @@ struct BundleURLResolver {
     let urls = items.compactMap { $0 as? [String: Any] }.flatMap { Self.urlKeys(of: $0).map(\.1) }
     guard let first = urls.first(where: { $0.contains("://") }) else { return }
     guard let components = URLComponents(string: first) else { return }
-    let segments = components.path.split(separator: "/").map(String.init)
+    // Percent-encoded segments: the base is cut from the URL as written,
+    // so the suffix must be measured as written too (`w1170%2Ewebp` is 12
+    // characters of URL for a 10-character name).
+    let segments = components.percentEncodedPath.split(separator: "/").map(String.init)
     // The longest suffix of the path that names a bundle file.
     for start in segments.indices {
       let relative = segments[start...].joined(separator: "/").removingPercentEncoding ?? ""

@@ -59,6 +59,9 @@ struct ImageAssetVerifier {
     var seen: Set<String> = []
     for file in assets.files {
       if !file.key.contains("dark") { checkDarkSibling(file.path, key: file.key, size: (file.width, file.height)) }
+      // Every key promises its format, also when an earlier key named the
+      // same file (whose contents are then checked once).
+      if let problem = ImageKeyFormat.problem(key: file.key, path: file.path) { fail(file.path, problem) }
       guard seen.insert(file.path).inserted else { continue }
       check(file)
     }
@@ -182,7 +185,6 @@ struct ImageAssetVerifier {
   static let maxJudgedFileBytes: Int64 = 64 << 20
 
   private mutating func check(_ file: ImageAssets.File) {
-    if let problem = ImageKeyFormat.problem(key: file.key, path: file.path) { fail(file.path, problem) }
     if AVIFFileCheck.isAVIF(file.path) {
       checkAVIF(file)
       return

@@ -185,12 +185,79 @@ struct AVIFTwinTests {
       } else {
         #expect(!entry.keys.contains { $0.contains("avif") }, "\(entry.keys.sorted())")
         #expect(Self.files(under: folder, suffix: ".avif").isEmpty)
-        let said = try #require(summary.firstMatch(of: #/AVIF left out: (\d+) bytes, not under the WebP's (\d+)/#), "\(summary)")
-        #expect(Int(said.2) == webpBytes && Int(said.1)! >= webpBytes, "\(summary); the WebP has \(webpBytes) bytes")
+        // Each AVIF named as left out: its WebP (same name, .webp, on disk)
+        // has the bytes the log gives, and the AVIF had at least as many.
+        let said = summary.matches(of: #/([^ ;(]+\.avif) (\d+) bytes, not under the WebP's (\d+)/#)
+        #expect(!said.isEmpty && summary.contains("AVIF left out: "), "\(summary)")
+        for m in said {
+          let webpName = String(m.1).replacingOccurrences(of: ".avif", with: ".webp")
+          let onDisk = try Data(contentsOf: folder.appendingPathComponent(webpName)).count
+          #expect(Int(m.3) == onDisk && Int(m.2)! >= onDisk, "\(summary); \(webpName) has \(onDisk) bytes")
+        }
       }
     }
     // An 8x8 picture's WebP is a few hundred bytes at most: AVIF's boxes alone outweigh it.
     #expect(try Self.item(banners, "tiny")["avif_url"] == nil)
+    let verified = BundleVerifier().verify(bundle: report.bundle)
+    #expect(verified.violations.isEmpty, "\(verified.violations)")
+  }
+
+  @Test("widths 1170 and 16: the 16 px width, whose AVIFs are larger than its WebPs, gets no AVIF pair; the 1170 px one keeps its pair; the bundle verifies")
+  func leftOutPerWidth() async throws {
+    let fixture = try BatchFixture("avif-width", twins: true)
+    defer { fixture.remove() }
+    let photo = try SyntheticMedia.renderStill(SyntheticMedia.photoLikeSource(width: 1200, height: 800, seed: 5, grain: 6))
+    try JPEGEncoder.encode(photo, quality: 92).write(to: fixture.dir.appendingPathComponent("photo.jpg"))
+    try fixture.job([["id": "photo", "type": "image", "source": "photo.jpg"]], settings: ["image_widths": [1170, 16]], baseURL: nil)
+    let report = try await BundleBuilder().build(job: try fixture.readJob(), options: BuildOptions(outputRoot: fixture.out, jobs: 2))
+    #expect(report.published, "\(report.items.compactMap(\.failure))")
+    let manifest = try #require(
+      try JSONSerialization.jsonObject(with: Data(contentsOf: report.bundle.appendingPathComponent("banners.json"))) as? [String: Any])
+    let entry = try Self.item(try #require(manifest["banners"] as? [[String: Any]]), "photo")
+    let sources = try #require(entry["sources"] as? [[String: Any]])
+    #expect(sources.map { $0["width"] as? Int } == [16, 1170])
+    func size(_ path: Any?) throws -> Int { try Data(contentsOf: report.bundle.appendingPathComponent(try #require(path as? String))).count }
+    // The 1170 px pair is served and smaller than its WebPs.
+    #expect(try size(entry["avif_url"]) < size(entry["url"]) && size(entry["dark_avif_url"]) < size(entry["dark_url"]))
+    #expect(sources[1]["avif_url"] as? String == entry["avif_url"] as? String)
+    // The 16 px width: no key, no file, and the log names both AVIFs.
+    #expect(sources[0]["avif_url"] == nil, "\(sources[0])")
+    let folder = report.bundle.appendingPathComponent(((entry["url"] as? String ?? "") as NSString).deletingLastPathComponent)
+    #expect(Self.files(under: folder, suffix: ".avif") == ["w1170.avif", "w1170.dark.avif"])
+    let summary = try #require(report.items.first?.summary)
+    #expect(summary.contains("+ AVIF (q ") && summary.contains("AVIF left out: w16.avif "), "\(summary)")
+    let verified = BundleVerifier().verify(bundle: report.bundle)
+    #expect(verified.violations.isEmpty, "\(verified.violations)")
+  }
+
+  @Test("a designer's flat dark cover whose AVIF is larger than its WebP: the cover gets no AVIF pair, the log says why; the bundle verifies")
+  func designerDarkCoverLeftOut() async throws {
+    let fixture = try BatchFixture("avif-designer", twins: true)
+    defer { fixture.remove() }
+    try fixture.clip("v.mp4", seconds: 2, size: "96x54")
+    let flat = RGBAImage(width: 1200, height: 600, pixels: [UInt8]((0..<(1200 * 600)).flatMap { _ in [70, 70, 90, 255] as [UInt8] }))
+    try PNGWriter.encode(flat).write(to: fixture.dir.appendingPathComponent("flatdark.png"))
+    try fixture.job([["id": "v", "type": "video", "source": "v.mp4", "dark": ["image": "flatdark.png"]]],
+                    settings: ["video_codecs": ["h264"]], baseURL: nil)
+    let report = try await BundleBuilder().build(job: try fixture.readJob(), options: BuildOptions(outputRoot: fixture.out, jobs: 2))
+    #expect(report.published, "\(report.items.compactMap(\.failure))")
+    let manifest = try #require(
+      try JSONSerialization.jsonObject(with: Data(contentsOf: report.bundle.appendingPathComponent("banners.json"))) as? [String: Any])
+    let entry = try Self.item(try #require(manifest["banners"] as? [[String: Any]]), "v")
+    let darkWebP = try Data(contentsOf: report.bundle.appendingPathComponent(try #require(entry["cover_dark_url"] as? String))).count
+    let summary = try #require(report.items.first?.summary)
+    if let avif = entry["cover_dark_avif_url"] as? String {
+      // Only if this libaom codes the flat picture under its WebP's size.
+      #expect(try Data(contentsOf: report.bundle.appendingPathComponent(avif)).count < darkWebP)
+    } else {
+      #expect(entry["cover_avif_url"] == nil)
+      let folder = report.bundle.appendingPathComponent(((entry["cover_url"] as? String ?? "") as NSString).deletingLastPathComponent)
+      #expect(Self.files(under: folder, suffix: ".avif").isEmpty)
+      let said = try #require(summary.firstMatch(of: #/cover AVIF left out: cover\.dark\.avif (\d+) bytes, not under the WebP's (\d+)/#), "\(summary)")
+      #expect(Int(said.2) == darkWebP && Int(said.1)! >= darkWebP, "\(summary)")
+    }
+    // The flat dark picture's WebP is a few dozen bytes: AVIF cannot beat it.
+    #expect(entry["cover_dark_avif_url"] == nil, "\(summary)")
     let verified = BundleVerifier().verify(bundle: report.bundle)
     #expect(verified.violations.isEmpty, "\(verified.violations)")
   }
@@ -258,6 +325,21 @@ struct AVIFTwinTests {
       try JSONSerialization.data(withJSONObject: manifest, options: [.sortedKeys]).write(to: url)
     }
     #expect(swapped.contains { $0.problem.contains("url: names an AVIF file") }, "\(swapped)")
+    // A key naming a file an earlier key already named is judged too: the
+    // widest source entry's url set to the widest AVIF (which avif_url
+    // names first).
+    let sameFile = try damaged("same-file") { bundle in
+      let url = bundle.appendingPathComponent("banners.json")
+      var manifest = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
+      var items = try #require(manifest["banners"] as? [[String: Any]])
+      let i = try #require(items.firstIndex { $0["id"] as? String == "photo" })
+      var entries = try #require(items[i]["sources"] as? [[String: Any]])
+      entries[entries.count - 1]["url"] = widest
+      items[i]["sources"] = entries
+      manifest["banners"] = items
+      try JSONSerialization.data(withJSONObject: manifest, options: [.sortedKeys]).write(to: url)
+    }
+    #expect(sameFile.contains { $0.problem.contains("sources[\(sources.count - 1)].url: names an AVIF file") }, "\(sameFile)")
     #expect(swapped.contains { $0.problem.contains("avif_url: names \((webp as NSString).lastPathComponent), not an AVIF file") }, "\(swapped)")
   }
 }

@@ -63,6 +63,27 @@ struct VerifyTests {
     #expect(cli.status == 0, "\(cli.stderr)")
   }
 
+  @Test("absolute URLs with a percent-encoded name verify: the base is measured on the URL as written")
+  func percentEncodedAbsoluteURL() async throws {
+    let fixture = try BatchFixture("verify-percent")
+    defer { fixture.remove() }
+    let bundle = try await Self.builtBundle(fixture)
+    let manifestURL = bundle.appendingPathComponent("banners.json")
+    var manifest = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: manifestURL)) as? [String: Any])
+    var items = try #require(manifest["banners"] as? [[String: Any]])
+    // The first URL of the file (the one the base is found from), its
+    // extension's dot written as %2E: the same file, 2 characters longer.
+    let first = try #require(items[0]["url"] as? String)
+    let encoded = first.replacingOccurrences(of: ".", with: "%2E", options: .backwards,
+                                             range: first.range(of: ".", options: .backwards))
+    #expect(encoded != first && encoded.hasPrefix("https://cdn.example.com/home/"))
+    items[0]["url"] = encoded
+    manifest["banners"] = items
+    try JSONSerialization.data(withJSONObject: manifest, options: [.sortedKeys]).write(to: manifestURL)
+    let report = BundleVerifier().verify(bundle: bundle)
+    #expect(report.violations.isEmpty, "\(report.violations)")
+  }
+
   @Test("a corrupted segment is reported with the item and the segment")
   func corruptedSegment() async throws {
     let fixture = try BatchFixture("verify-segment", twins: true)
