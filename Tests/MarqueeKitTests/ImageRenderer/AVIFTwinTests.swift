@@ -30,11 +30,18 @@ struct AVIFTwinTests {
     var all = settings ?? [:]
     all["video_codecs"] = ["h264"]
     try fixture.job(banners, settings: all, baseURL: nil)
+    let built = try await buildWritten(fixture)
+    return (built.report.bundle, built.banners)
+  }
+
+  /// Builds the job already written in `fixture`; the report and the
+  /// banners.json entries.
+  static func buildWritten(_ fixture: BatchFixture) async throws -> (report: BuildReport, banners: [[String: Any]]) {
     let report = try await BundleBuilder().build(job: try fixture.readJob(), options: BuildOptions(outputRoot: fixture.out, jobs: 2))
     #expect(report.published, "\(report.items.compactMap(\.failure))")
     let manifest = try #require(
       try JSONSerialization.jsonObject(with: Data(contentsOf: report.bundle.appendingPathComponent("banners.json"))) as? [String: Any])
-    return (report.bundle, try #require(manifest["banners"] as? [[String: Any]]))
+    return (report, try #require(manifest["banners"] as? [[String: Any]]))
   }
 
   static func item(_ banners: [[String: Any]], _ id: String) throws -> [String: Any] {
@@ -168,11 +175,7 @@ struct AVIFTwinTests {
     try fixture.png("small.png", width: 96, height: 72)
     try fixture.job([["id": "tiny", "type": "image", "source": "tiny.png"],
                      ["id": "small", "type": "image", "source": "small.png"]], baseURL: nil)
-    let report = try await BundleBuilder().build(job: try fixture.readJob(), options: BuildOptions(outputRoot: fixture.out, jobs: 2))
-    #expect(report.published, "\(report.items.compactMap(\.failure))")
-    let manifest = try #require(
-      try JSONSerialization.jsonObject(with: Data(contentsOf: report.bundle.appendingPathComponent("banners.json"))) as? [String: Any])
-    let banners = try #require(manifest["banners"] as? [[String: Any]])
+    let (report, banners) = try await Self.buildWritten(fixture)
     for id in ["tiny", "small"] {
       let entry = try Self.item(banners, id)
       let webpPath = try #require(entry["url"] as? String)
@@ -209,11 +212,8 @@ struct AVIFTwinTests {
     let photo = try SyntheticMedia.renderStill(SyntheticMedia.photoLikeSource(width: 1200, height: 800, seed: 5, grain: 6))
     try JPEGEncoder.encode(photo, quality: 92).write(to: fixture.dir.appendingPathComponent("photo.jpg"))
     try fixture.job([["id": "photo", "type": "image", "source": "photo.jpg"]], settings: ["image_widths": [1170, 16]], baseURL: nil)
-    let report = try await BundleBuilder().build(job: try fixture.readJob(), options: BuildOptions(outputRoot: fixture.out, jobs: 2))
-    #expect(report.published, "\(report.items.compactMap(\.failure))")
-    let manifest = try #require(
-      try JSONSerialization.jsonObject(with: Data(contentsOf: report.bundle.appendingPathComponent("banners.json"))) as? [String: Any])
-    let entry = try Self.item(try #require(manifest["banners"] as? [[String: Any]]), "photo")
+    let (report, banners) = try await Self.buildWritten(fixture)
+    let entry = try Self.item(banners, "photo")
     let sources = try #require(entry["sources"] as? [[String: Any]])
     #expect(sources.map { $0["width"] as? Int } == [16, 1170])
     func size(_ path: Any?) throws -> Int { try Data(contentsOf: report.bundle.appendingPathComponent(try #require(path as? String))).count }
@@ -239,11 +239,8 @@ struct AVIFTwinTests {
     try PNGWriter.encode(flat).write(to: fixture.dir.appendingPathComponent("flatdark.png"))
     try fixture.job([["id": "v", "type": "video", "source": "v.mp4", "dark": ["image": "flatdark.png"]]],
                     settings: ["video_codecs": ["h264"]], baseURL: nil)
-    let report = try await BundleBuilder().build(job: try fixture.readJob(), options: BuildOptions(outputRoot: fixture.out, jobs: 2))
-    #expect(report.published, "\(report.items.compactMap(\.failure))")
-    let manifest = try #require(
-      try JSONSerialization.jsonObject(with: Data(contentsOf: report.bundle.appendingPathComponent("banners.json"))) as? [String: Any])
-    let entry = try Self.item(try #require(manifest["banners"] as? [[String: Any]]), "v")
+    let (report, banners) = try await Self.buildWritten(fixture)
+    let entry = try Self.item(banners, "v")
     let darkWebP = try Data(contentsOf: report.bundle.appendingPathComponent(try #require(entry["cover_dark_url"] as? String))).count
     let summary = try #require(report.items.first?.summary)
     if let avif = entry["cover_dark_avif_url"] as? String {
