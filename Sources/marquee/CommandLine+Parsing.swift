@@ -275,8 +275,13 @@ enum ArgumentParser {
     var rest: [String]
     let command: String
 
+    /// `--name=value` is read as `--name value` (the GNU long-option
+    /// form); the value may hold further `=` signs.
     init(arguments: [String], command: String) {
-      rest = arguments
+      rest = arguments.flatMap { arg -> [String] in
+        guard arg.hasPrefix("--"), let eq = arg.firstIndex(of: "="), arg.index(arg.startIndex, offsetBy: 2) < eq else { return [arg] }
+        return [String(arg[..<eq]), String(arg[arg.index(after: eq)...])]
+      }
       self.command = command
     }
 
@@ -284,7 +289,7 @@ enum ArgumentParser {
 
     /// The value after an option (`--out DIR`) or in it (`--out=DIR`).
     mutating func value(for option: String, _ what: String) throws(UsageError) -> String {
-      guard let v = next(), !v.hasPrefix("-") || v == "-" else {
+      guard let v = next(), !v.isEmpty, !v.hasPrefix("-") || v == "-" else {
         throw UsageError(message: "\(option) needs \(what)", command: command)
       }
       return v

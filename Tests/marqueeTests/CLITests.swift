@@ -104,6 +104,8 @@ struct CLITests {
     UsageCase(arguments: ["build", "j.json", "--shard", "0/2"], message: "--shard needs --out DIR"),
     UsageCase(arguments: ["build", "j.json", "--log-format", "xml"], message: "--log-format is text, plain or json"),
     UsageCase(arguments: ["merge", "j.json"], message: "merge needs --out DIR"),
+    UsageCase(arguments: ["build", "j.json", "--out="], message: "--out needs a folder"),
+    UsageCase(arguments: ["build", "j.json", "--jobs=0"], message: "--jobs needs a whole number of at least 1"),
     UsageCase(arguments: ["verify"], message: "verify needs a bundle folder"),
     UsageCase(arguments: ["validate", "a.json", "b.json"], message: "validate takes one job file"),
   ])
@@ -113,6 +115,21 @@ struct CLITests {
     #expect(result.stderr.hasPrefix("error: \(c.message)"), "stderr: \(result.stderr)")
     #expect(result.stderr.contains("Usage: marquee"))
     #expect(result.stdout.isEmpty)
+  }
+
+  @Test("--name=value is read as --name value: a build with --out=DIR --jobs=1 --log-format=json publishes into DIR")
+  func longOptionsWithEquals() throws {
+    let fixture = try BatchFixture("equals")
+    defer { fixture.remove() }
+    try fixture.png("b.png")
+    let job = try fixture.job([["id": "b", "type": "image", "source": "b.png"]])
+    let out = fixture.dir.appendingPathComponent("out=here")
+    let result = try MarqueeCLI.run(["build", job.path, "--out=\(out.path)", "--jobs=1", "--log-format=json"])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent("home/banners.json").path), "\(result.stderr)")
+    // JSON lines on stdout: the log format was read from --log-format=json.
+    let firstLine = result.stdoutText.split(separator: "\n").first.map(String.init) ?? ""
+    #expect(firstLine.hasPrefix("{"), "\(firstLine)")
   }
 
   @Test("validate: a good job passes; problems name JSON paths and exit 2")
