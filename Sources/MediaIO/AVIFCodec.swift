@@ -17,9 +17,15 @@ public enum AVIFEncoder {
   public static let maxDimension = 16383
   /// Accepted quantizers (libaom's 0–63).
   public static let quantizerRange: ClosedRange<Int> = 0...63
-  /// libaom's speed preset (0 slowest … 10 fastest): 6 encodes a
-  /// 1170x880 photo in about 0.2–0.7 s on one core.
+  /// libaom's speed preset (0 slowest … 10 fastest) of every file
+  /// Marquee writes: 6 encodes a 1170x880 photo in about 0.2–0.7 s on
+  /// one core.
   public static let speed = 6
+  /// The speed of a probe encode, one that is measured and never
+  /// written (``AVIFQualityMatch``'s search): libaom at 9 encodes a
+  /// 1280x720 cover in 0.02 s, 40–60x faster than at 6, at a lower SSIM
+  /// for the same quantizer (BENCHMARKS.md, "AVIF").
+  public static let probeSpeed = 9
 
   /// Encodes `image` as a one-picture AVIF.
   ///
@@ -28,10 +34,13 @@ public enum AVIFEncoder {
   ///     any pixel is not opaque.
   ///   - quantizer: colour quantizer, 0–63 (clamped); lower is better.
   ///   - alphaQuantizer: alpha quantizer, 0–63 (clamped).
+  ///   - speed: libaom's speed preset, 0–10 (clamped): ``speed`` for
+  ///     files, ``probeSpeed`` for measuring.
   /// - Returns: the `.avif` file bytes.
   /// - Throws: `MediaIOError` (`.failed`) when a side exceeds 16383 px or
   ///   libavif cannot convert or encode (its `avifResultToString`).
-  public static func encode(_ image: RGBAImage, quantizer: Int, alphaQuantizer: Int) throws(MediaIOError) -> Data {
+  public static func encode(_ image: RGBAImage, quantizer: Int, alphaQuantizer: Int,
+                            speed: Int = AVIFEncoder.speed) throws(MediaIOError) -> Data {
     guard image.width >= 1, image.height >= 1, image.width <= maxDimension, image.height <= maxDimension else {
       throw .failure("avifEncoderWrite", "", "\(image.width)x\(image.height) is outside AVIF's 1...16383 px")
     }
@@ -61,7 +70,7 @@ public enum AVIFEncoder {
     let e = encoder.pointer
     e.pointee.codecChoice = AVIF_CODEC_CHOICE_AOM
     e.pointee.maxThreads = 1
-    e.pointee.speed = Int32(speed)
+    e.pointee.speed = Int32(min(max(speed, 0), 10))
     let q = Int32(min(max(quantizer, quantizerRange.lowerBound), quantizerRange.upperBound))
     let qa = Int32(min(max(alphaQuantizer, quantizerRange.lowerBound), quantizerRange.upperBound))
     e.pointee.minQuantizer = q

@@ -12,11 +12,31 @@ import MediaIO
 /// they are shown on (`show`: transparent pictures composited onto
 /// `background`), so an alpha error counts as the viewer sees it.
 ///
-/// The search is a bisection over ``searchRange`` (about 6 encodes),
-/// assuming SSIM falls as the quantizer rises; it runs once per item, on
-/// the widest light rendition, and the quantizer is reused for the other
-/// widths and the dark variants (the same quality setting, as the WebP
-/// keeps one `webp_quality` for all of them).
+/// The search (``choose(for:webp:)``) assumes SSIM falls as the
+/// quantizer rises, and finds the highest quantizer in ``searchRange``
+/// whose file, encoded at libaom's file speed (`AVIFEncoder.speed`),
+/// reaches the target. A file encode costs about a second on a 1280x720
+/// picture, so most of the search is made of probes: encodes at
+/// `AVIFEncoder.probeSpeed`, 40–60x faster and never written, whose SSIM
+/// is lower than the file speed's at the same quantizer (measured on
+/// covers and photos, BENCHMARKS.md "AVIF"):
+/// 1. a bisection of probes finds the highest quantizer whose probe
+///    reaches the target;
+/// 2. the file speed at that quantizer measures how much of the probe's
+///    error (1 - SSIM) it leaves; when it does not reach the target after
+///    all, the file speed is searched below it;
+/// 3. a second bisection of probes, their error scaled by that share,
+///    predicts the highest quantizer the file speed reaches;
+/// 4. the prediction's file narrows the interval between the highest
+///    quantizer known to reach the target and the lowest known not to,
+///    the share is measured again at a new highest, and so on until the
+///    two are neighbours.
+/// So a search makes about three file encodes where a bisection at file
+/// speed alone made six, and under the assumption it finds the same
+/// quantizer. It runs once per item, on the widest light rendition, and
+/// the quantizer is reused for the other widths and the dark variants
+/// (the same quality setting, as the WebP keeps one `webp_quality` for
+/// all of them).
 ///
 /// An AVIF that is not smaller than its WebP is not served (``notSmaller``):
 /// a client that prefers AVIF would download more bytes for a picture no
@@ -48,8 +68,10 @@ struct AVIFQualityMatch {
     /// SSIM of the AVIF and of the WebP against the encoded picture.
     var avifSSIM: Double
     var webpSSIM: Double
-    /// Encodes the search made.
+    /// File-speed encodes the search made (the chosen file among them).
     var encodes: Int
+    /// Probe encodes (`AVIFEncoder.probeSpeed`) the search made.
+    var probes: Int
     /// The WebP's size in bytes.
     var webpBytes: Int
 
@@ -81,30 +103,86 @@ struct AVIFQualityMatch {
       .decodeStill().image
     let webpSSIM = try StillSSIM.compare(show(webpPicture), reference)
     let target = webpSSIM - Self.allowedShortfall
-    var tried: [Int: (data: Data, ssim: Double)] = [:]
+    let range = Self.searchRange
+    var files: [Int: (data: Data, ssim: Double)] = [:]
+    var probes: [Int: Double] = [:]
+    /// The file at `q` and its SSIM.
     func attempt(_ q: Int) throws(MediaIOError) -> (data: Data, ssim: Double) {
-      if let known = tried[q] { return known }
+      if let known = files[q] { return known }
       let data = try AVIFEncoder.encode(picture, quantizer: q, alphaQuantizer: Self.alphaQuantizer(for: q))
-      let ssim = try StillSSIM.compare(show(try AVIFDecoder.decode(data)), reference)
-      tried[q] = (data, ssim)
-      return (data, ssim)
+      let measured = (data, try ssim(of: data))
+      files[q] = measured
+      return measured
     }
-    // Highest q in the range whose SSIM reaches the target; the lowest q
-    // when none does.
-    var low = Self.searchRange.lowerBound, high = Self.searchRange.upperBound
+    /// A probe's SSIM at `q`.
+    func probe(_ q: Int) throws(MediaIOError) -> Double {
+      if let known = probes[q] { return known }
+      let data = try AVIFEncoder.encode(picture, quantizer: q, alphaQuantizer: Self.alphaQuantizer(for: q),
+                                        speed: AVIFEncoder.probeSpeed)
+      let measured = try ssim(of: data)
+      probes[q] = measured
+      return measured
+    }
+    func ssim(of avif: Data) throws(MediaIOError) -> Double {
+      try StillSSIM.compare(show(try AVIFDecoder.decode(avif)), reference)
+    }
+
+    let q: Int
+    // 1. The highest quantizer whose probe reaches the target; the lowest
+    //    when none does.
+    let start = try Self.highest(in: range) { (q) throws(MediaIOError) in try probe(q) >= target } ?? range.lowerBound
+    let first = try attempt(start)
+    if first.ssim < target {
+      // 2. The file speed is short of the probe here: search below.
+      q = try Self.highest(in: range.lowerBound...start) { (q) throws(MediaIOError) in
+        try attempt(q).ssim >= target
+      } ?? range.lowerBound
+    } else {
+      // 3–4. Between the highest quantizer known to reach the target
+      //    (`reaches`) and the lowest known not to (`misses`), encode the
+      //    file the probes predict: their error (1 - SSIM) scaled by the
+      //    share of it the file speed left at `reaches` (a share that
+      //    falls as the quantizer rises, so it is measured again at each
+      //    new `reaches`). Past three predictions, bisect.
+      var reaches = start, misses = range.upperBound + 1
+      var predictions = 0
+      while misses - reaches > 1 {
+        let next: Int
+        if predictions < 3 {
+          let probeError = 1 - (try probe(reaches))
+          let share = probeError > 0 ? (1 - (try attempt(reaches).ssim)) / probeError : 1
+          next = try Self.highest(in: (reaches + 1)...(misses - 1)) { (q) throws(MediaIOError) in
+            try 1 - (1 - probe(q)) * share >= target
+          } ?? reaches + 1
+          predictions += 1
+        } else {
+          next = (reaches + misses) / 2
+        }
+        if try attempt(next).ssim >= target { reaches = next } else { misses = next }
+      }
+      q = reaches
+    }
+    let chosen = try attempt(q)
+    return Choice(quantizer: q, avif: chosen.data, avifSSIM: chosen.ssim, webpSSIM: webpSSIM, encodes: files.count,
+                  probes: probes.count, webpBytes: webp.count)
+  }
+
+  /// The highest value of `range` that `passes`, by bisection (so
+  /// assuming that what passes is a lower part of the range); nil when
+  /// none does.
+  static func highest(in range: ClosedRange<Int>,
+                      _ passes: (Int) throws(MediaIOError) -> Bool) throws(MediaIOError) -> Int? {
+    var low = range.lowerBound, high = range.upperBound
     var best: Int? = nil
     while low <= high {
       let mid = (low + high) / 2
-      if try attempt(mid).ssim >= target {
+      if try passes(mid) {
         best = mid
         low = mid + 1
       } else {
         high = mid - 1
       }
     }
-    let q = best ?? Self.searchRange.lowerBound
-    let chosen = try attempt(q)
-    return Choice(quantizer: q, avif: chosen.data, avifSSIM: chosen.ssim, webpSSIM: webpSSIM, encodes: tried.count,
-                  webpBytes: webp.count)
+    return best
   }
 }
