@@ -15,6 +15,9 @@ enum TestHooks {
   enum FailPoint: String {
     /// A rendition worker's encoder flush (after the last picture).
     case renditionFlush = "rendition-flush"
+    /// An HEVC twin's encode of a picture its H.264 rendition's worker
+    /// scaled for it (`RenditionWorker`'s `.scaled`).
+    case fedPicture = "fed-picture"
   }
 
   struct InjectedFailure: Error, CustomStringConvertible {

@@ -132,6 +132,28 @@ struct PublishTests {
     #expect(Self.leftovers(fixture).isEmpty)
   }
 
+  @Test("with HEVC twins fed by their H.264 workers: a twin that fails on a fed picture, or a failed flush, fails the item (exit 1), never hangs the build",
+        arguments: ["fed-picture", "rendition-flush"])
+  func failedTwin(point: String) throws {
+    let fixture = try BatchFixture("twin-\(point)", twins: true)
+    defer { fixture.remove() }
+    try fixture.clip("a.mp4", hue: 0)
+    let job = try fixture.job([["id": "a", "type": "video", "source": "a.mp4"]]).path
+    // Killed after 10 minutes if it hangs, so a hang fails here.
+    let run = try Run.process("/usr/bin/timeout", ["-s", "KILL", "600", MarqueeCLI.executable.path,
+                                                   "build", job, "--out", fixture.out.path],
+                              environment: MarqueeCLI.environment(["MARQUEE_TEST_FAIL_AT": point]))
+    #expect(run.status == 1, "exit \(run.status): \(run.stderr)")
+    #expect(run.stderr.contains("a: encode failed") && run.stderr.contains(point), "\(run.stderr)")
+    #expect(Self.leftovers(fixture).isEmpty)
+    // Without the failure the same job builds, twins included.
+    let good = try MarqueeCLI.run(["build", job, "--out", fixture.out.path])
+    #expect(good.status == 0, "\(good.stderr)")
+    let master = try String(contentsOf: fixture.out.appendingPathComponent("home/videos").appendingPathComponent(
+      try #require(FileSystem.list(fixture.out.appendingPathComponent("home/videos")).first)).appendingPathComponent("master.m3u8"), encoding: .utf8)
+    #expect(master.contains("hvc1"), "\(master)")
+  }
+
   @Test("a failed item keeps the old bundle (exit 1) and the good items stored; --allow-partial publishes them")
   func failurePolicy() throws {
     let (fixture, _, before) = try Self.publishedThenChanged("policy")

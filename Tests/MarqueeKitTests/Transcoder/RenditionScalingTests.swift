@@ -35,6 +35,19 @@ struct RenditionScalingTests {
     #expect(freed == nil, "the worker outlived its thread")
   }
 
+  @Test("each HEVC twin is fed by the H.264 rendition of its size and sound; a twin with no such rendition scales for itself")
+  func feeders() {
+    let h264 = [RenditionPlan(width: 1280, height: 720, bitRate: 3_000_000, name: "720p"),
+                RenditionPlan(width: 640, height: 360, bitRate: 800_000, name: "360p")]
+    let alone = RenditionPlanner.hevcTwin(of: RenditionPlan(width: 960, height: 540, bitRate: 2_000_000, name: "540p"))
+    let plan = VideoPlan(displayWidth: 1280, displayHeight: 720, frameRate: Rational(30, 1),
+                         renditions: h264 + h264.map(RenditionPlanner.hevcTwin(of:)) + [alone], mp4Rendition: 0)
+    #expect(RenditionFanOut.feeders(plan: plan, audioSources: [0, 0, 0, 0, 0]) == [0: 2, 1: 3])
+    // The 360p rendition takes another AAC encoder's packets than its twin.
+    #expect(RenditionFanOut.feeders(plan: plan, audioSources: [0, 1, 0, 0, 0]) == [0: 2])
+    #expect(RenditionFanOut.feeders(plan: plan, audioSources: [nil, nil, nil, nil, nil]) == [0: 2, 1: 3])
+  }
+
   @Test("an anamorphic source: every rendition is at its RESOLUTION, square-pixelled, the shown shape, the source's picture")
   func anamorphicRenditions() throws {
     let dir = try TranscoderTests.tempDir()

@@ -24,6 +24,13 @@ import Foundation
 /// renditions run side by side instead: a single video keeps every core
 /// busy and still encodes to the same bytes.
 ///
+/// An HEVC twin (`RenditionPlanner.hevcTwin(of:)`) is the same size as its
+/// H.264 rendition, so it does not scale: the H.264 worker hands it a
+/// reference to each picture it scaled, and every AAC packet and the end
+/// in the order it took them (`feeds`), so the twin's encoder and muxer
+/// see what they saw when the twin scaled for itself, and its bytes are
+/// the same; the scaling is done once per size (`RenditionFanOut`).
+///
 /// CPU budget: the worker holds one of the build's permits (`CPUBudget`)
 /// while its queue has work (encoding pictures, muxing packets) and none
 /// while it waits for more; a producer blocked on a full queue, or waiting
@@ -42,6 +49,9 @@ final class RenditionWorker: @unchecked Sendable {
     /// A picture to scale with the `.filter` graph, then encode (a
     /// reference shared with the other workers: read, never written).
     case source(Frame)
+    /// A picture already scaled to this rendition's size by the worker
+    /// that feeds this one, to encode (a reference: read, never written).
+    case scaled(Frame)
     /// An encoded AAC packet for this rendition's muxers (a reference).
     case audio(Packet)
     /// End of input: drain the encoder and stop.
@@ -64,6 +74,11 @@ final class RenditionWorker: @unchecked Sendable {
   /// Called with each scaled picture before it is encoded, on this thread
   /// (the transcoder's cover selector, for rendition 0).
   private let observe: ((Frame) throws -> Void)?
+  /// The twin this worker feeds (its scaled pictures, its AAC packets and
+  /// the end, in order); its one producer.
+  private let feeds: RenditionWorker?
+  /// Whether `feeds` has been sent its `.finish`.
+  private var fedFinish = false
   /// Measures the encode's SSIM (`PictureQualityMeter`), when asked.
   private let meter: PictureQualityMeter?
   /// What `meter` measured; set on this thread before `join()` returns.
@@ -82,8 +97,10 @@ final class RenditionWorker: @unchecked Sendable {
   #endif
 
   init(encoder: Encoder, hls: OutputContainer, mp4: OutputContainer?, audioStream: Int, budget: CPUBudget,
-       planner: KeyframePlanner, observe: ((Frame) throws -> Void)? = nil, meter: PictureQualityMeter? = nil) {
+       planner: KeyframePlanner, observe: ((Frame) throws -> Void)? = nil, feeds: RenditionWorker? = nil,
+       meter: PictureQualityMeter? = nil) {
     self.encoder = encoder
+    self.feeds = feeds
     self.meter = meter
     self.planner = planner
     self.observe = observe
@@ -173,7 +190,11 @@ final class RenditionWorker: @unchecked Sendable {
           guard let graph = tail else { throw MarqueeError(.encodeFailed, "a rendition worker got a picture to scale before its filter graph") }
           try graph.push(frame)
           try encodeScaled(graph, scaled, packet)
+        case .scaled(let frame):
+          try TestHooks.failIfAsked(.fedPicture)
+          try encodePicture(frame, packet)
         case .audio(let p):
+          if let feeds { try feeds.push(.audio(try p.clone())) }
           if let m = mp4 { try m.write(try p.clone(), stream: audioStream) }
           try hls.write(p, stream: audioStream)
         case .finish:
@@ -185,6 +206,8 @@ final class RenditionWorker: @unchecked Sendable {
             try graph.push(nil)
             try encodeScaled(graph, scaled, packet)
           }
+          // The twin drains beside this encoder.
+          finishFed()
           try encode(nil, packet)
           quality = try meter?.finish()
         }
@@ -192,26 +215,46 @@ final class RenditionWorker: @unchecked Sendable {
         fail(error)
       }
     }
+    // A twin fed by this worker stops too, whatever stopped this one.
+    finishFed()
+    // Nothing more is taken: a push from now on is refused, so a producer
+    // cannot wait for room in a queue nobody empties.
+    queue.close { $0.isFinish }
     if holding { budget.release() }
   }
 
-  /// Encodes every picture the scaling graph has ready, IDRs forced at
-  /// segment boundaries (`KeyframePlanner`, on the output frame index).
+  /// Sends the fed twin its `.finish`, once (forced: it arrives even when
+  /// the twin failed).
+  private func finishFed() {
+    guard let feeds, !fedFinish else { return }
+    fedFinish = true
+    try? feeds.push(.finish)
+  }
+
+  /// Encodes every picture the scaling graph has ready (handing the fed
+  /// twin a reference to each first).
   private func encodeScaled(_ graph: FilterGraph, _ frame: Frame, _ packet: Packet) throws {
     while try graph.pull(frame) == .produced {
       try observe?(frame)
-      #if DEBUG
-      if !dumpChecked {
-        dumpChecked = true
-        dump = TestHooks.RenditionDump.ifAsked(width: frame.width, height: frame.height,
-                                               frameRate: Rational(encoder.timeBase.den, encoder.timeBase.num))
-      }
-      dump?.write(frame)
-      #endif
-      frame.forcesKeyframe = planner.isIDR(frame: frame.pts ?? 0)
-      try meter?.reference(frame)
-      try encode(frame, packet)
+      if let feeds { try feeds.push(.scaled(try frame.clone())) }
+      try encodePicture(frame, packet)
     }
+  }
+
+  /// Encodes one picture at this rendition's size, IDRs forced at segment
+  /// boundaries (`KeyframePlanner`, on the output frame index).
+  private func encodePicture(_ frame: Frame, _ packet: Packet) throws {
+    #if DEBUG
+    if !dumpChecked {
+      dumpChecked = true
+      dump = TestHooks.RenditionDump.ifAsked(width: frame.width, height: frame.height,
+                                             frameRate: Rational(encoder.timeBase.den, encoder.timeBase.num))
+    }
+    dump?.write(frame)
+    #endif
+    frame.forcesKeyframe = planner.isIDR(frame: frame.pts ?? 0)
+    try meter?.reference(frame)
+    try encode(frame, packet)
   }
 
   /// Sends `frame` (nil: the end) to the encoder, writing out its packets
