@@ -31,9 +31,12 @@ import MediaIO
 ///    quantizer known to reach the target and the lowest known not to,
 ///    the share is measured again at a new highest, and so on until the
 ///    two are neighbours.
-/// So a search makes about three file encodes where a bisection at file
-/// speed alone made six, and under the assumption it finds the same
-/// quantizer. It runs once per item, on the widest light rendition, and
+/// So a search makes three or four file encodes where a bisection at file
+/// speed alone made five or six, and under the assumption it finds the
+/// same quantizer. Where the assumption fails (smooth gradients and faint
+/// noise, whose SSIM rises and falls from one quantizer to the next), both
+/// searches find a quantizer that reaches the target, but not always the
+/// same one, nor the highest (BENCHMARKS.md, issue 26). It runs once per item, on the widest light rendition, and
 /// the quantizer is reused for the other widths and the dark variants
 /// (the same quality setting, as the WebP keeps one `webp_quality` for
 /// all of them).
