@@ -17,7 +17,7 @@ import MediaIO
 /// whose file, encoded at libaom's file speed (`AVIFEncoder.speed`),
 /// reaches the target. A file encode costs about a second on a 1280x720
 /// picture, so most of the search is made of probes: encodes at
-/// `AVIFEncoder.probeSpeed`, 40–60x faster and never written, whose SSIM
+/// `AVIFEncoder.probeSpeed`, 8–40x faster and never written, whose SSIM
 /// is lower than the file speed's at the same quantizer (measured on
 /// covers and photos, BENCHMARKS.md "AVIF"):
 /// 1. a bisection of probes finds the highest quantizer whose probe
